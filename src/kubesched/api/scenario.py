@@ -1,0 +1,284 @@
+"""Load a scenario: one or more multi-document YAML files (or ``kind: List``) of objects.
+
+See DESIGN.md "Scenarios". Objects are parsed and defaulted by ``api.parse``; this module adds
+what needs the whole scenario: duplicate detection, a Namespace for every namespace used, pod
+priority from PriorityClasses (as the Priority admission plugin sets it), and the one
+KubeSchedulerConfiguration document.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubesched.api.parse import (
+    locate_error,
+    make_namespace,
+    object_ref,
+    parse_meta,
+    parse_namespace,
+    parse_node,
+    parse_pod,
+    parse_priority_class,
+)
+from kubesched.api.types import (
+    ARRIVAL_ANNOTATION,
+    DURATION_ANNOTATION,
+    GenericObject,
+    Namespace,
+    Node,
+    ObjectMeta,
+    Pod,
+    PriorityClass,
+)
+from kubesched.errors import InputError
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+CONFIG_KIND = "KubeSchedulerConfiguration"
+CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
+
+#: kinds kept raw (namespaced?) until the plugins that read them parse them.
+GENERIC_KINDS: dict[str, bool] = {
+    "PersistentVolume": False,
+    "PersistentVolumeClaim": True,
+    "StorageClass": False,
+    "CSINode": False,
+    "PodDisruptionBudget": True,
+    "Service": True,
+    "ReplicaSet": True,
+    "ReplicationController": True,
+    "StatefulSet": True,
+}
+
+#: PriorityClasses every cluster has (scheduling.k8s.io SystemPriorityClasses).
+SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
+    "system-cluster-critical": 2000000000,
+    "system-node-critical": 2000001000,
+}
+
+
+@dataclass
+class Scenario:
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)  # file order; running = spec.node_name set
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    objects: dict[str, list[GenericObject]] = field(
+        default_factory=lambda: {kind: [] for kind in GENERIC_KINDS})
+    config: dict[str, Any] | None = None
+    config_source: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _annotation_seconds(pod: Pod, key: str) -> float | None:
+    raw = pod.metadata.annotations.get(key)
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise InputError("must be a non-negative number of seconds, like \"12.5\"",
+                         obj=object_ref("Pod", pod.metadata),
+                         field=f"metadata.annotations[{key}]", value=raw)
+    return value
+
+
+def pod_arrival(pod: Pod) -> float:
+    """When a pending pod arrives, in virtual seconds (annotation kubesched.io/arrival; 0)."""
+    return _annotation_seconds(pod, ARRIVAL_ANNOTATION) or 0.0
+
+
+def pod_duration(pod: Pod) -> float | None:
+    """How long a pod runs once bound (annotation kubesched.io/duration), or None: forever."""
+    return _annotation_seconds(pod, DURATION_ANNOTATION)
+
+
+class _ScenarioBuilder:
+    """Accumulates documents from any number of sources, then resolves the scenario."""
+
+    def __init__(self) -> None:
+        self.sc = Scenario()
+        self._node_names: set[str] = set()
+        self._pod_keys: set[str] = set()
+        self._generic_keys: set[tuple[str, str, str]] = set()
+
+    # -- documents
+
+    def add_text(self, text: str, source: str) -> None:
+        try:
+            docs = list(yaml.load_all(text, Loader=_Loader))
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+            where = f"{source}:{mark.line + 1}" if mark is not None else source
+            problem = getattr(e, "problem", None) or str(e)
+            raise InputError(f"malformed YAML: {problem}", file=where) from None
+        for i, doc in enumerate(docs):
+            if doc is None:
+                continue
+            self._add_object(doc, source, f"document {i + 1}")
+
+    def _add_object(self, doc: Any, source: str, where: str) -> None:
+        if not isinstance(doc, dict):
+            raise InputError(f"{where} is not a Kubernetes object (a mapping)", file=source,
+                             value=_short(doc))
+        kind = doc.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise InputError(f"{where} has no kind", file=source, field="kind", value=kind)
+        if kind == "List" or (kind.endswith("List") and "items" in doc):
+            items = doc.get("items")
+            if items is None:
+                return
+            if not isinstance(items, list):
+                raise InputError("must be a list", file=source, obj=f"{where} ({kind})",
+                                 field="items", value=_short(items))
+            for j, item in enumerate(items):
+                self._add_object(item, source, f"{where} items[{j}]")
+            return
+        if kind == "Node":
+            self._add_node(parse_node(doc, source=source), source)
+        elif kind == "Pod":
+            self._add_pod(parse_pod(doc, source=source), source)
+        elif kind == "Namespace":
+            ns = parse_namespace(doc, source=source)
+            self._check_new(ns.metadata.name in self.sc.namespaces, "Namespace", ns.metadata,
+                            source)
+            self.sc.namespaces[ns.metadata.name] = ns
+        elif kind == "PriorityClass":
+            pc = parse_priority_class(doc, source=source)
+            self._check_new(pc.metadata.name in self.sc.priority_classes, "PriorityClass",
+                            pc.metadata, source)
+            self.sc.priority_classes[pc.metadata.name] = pc
+        elif kind in GENERIC_KINDS:
+            self._add_generic(kind, doc, source)
+        elif kind == CONFIG_KIND:
+            self._add_config(doc, source)
+        else:
+            md = doc.get("metadata")
+            md = md if isinstance(md, dict) else {}
+            name = md.get("name", "?")
+            ns = md.get("namespace")
+            ref = f"{ns}/{name}" if ns else f"{name}"
+            self.sc.warnings.append(f"{source}: skipping {kind} {ref}: kind not supported")
+
+    def _check_new(self, exists: bool, kind: str, meta: ObjectMeta, source: str) -> None:
+        if exists:
+            raise InputError(f"duplicate {kind}: another object has the same name",
+                             file=source, obj=object_ref(kind, meta))
+
+    def _add_node(self, node: Node, source: str) -> None:
+        self._check_new(node.name in self._node_names, "Node", node.metadata, source)
+        self._node_names.add(node.name)
+        self.sc.nodes.append(node)
+
+    def _add_pod(self, pod: Pod, source: str) -> None:
+        self._check_new(pod.key in self._pod_keys, "Pod", pod.metadata, source)
+        try:
+            pod_arrival(pod)
+            pod_duration(pod)
+        except InputError as e:
+            raise e.located(file=source) from None
+        self._pod_keys.add(pod.key)
+        self.sc.pods.append(pod)
+
+    def _add_generic(self, kind: str, doc: dict[str, Any], source: str) -> None:
+        namespaced = GENERIC_KINDS[kind]
+        try:
+            meta = parse_meta(doc.get("metadata"), namespaced=namespaced)
+        except InputError as e:
+            raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+        key = (kind, meta.namespace, meta.name)
+        self._check_new(key in self._generic_keys, kind, meta, source)
+        self._generic_keys.add(key)
+        self.sc.objects[kind].append(GenericObject(kind=kind, metadata=meta, raw=doc))
+
+    def _add_config(self, doc: dict[str, Any], source: str) -> None:
+        api_version = doc.get("apiVersion")
+        if api_version != CONFIG_API_VERSION:
+            raise InputError(f"unsupported apiVersion; kubesched reads {CONFIG_API_VERSION}",
+                             file=source, obj=CONFIG_KIND, field="apiVersion",
+                             value=api_version)
+        if self.sc.config is not None:
+            raise InputError(f"more than one {CONFIG_KIND} (the first is in "
+                             f"{self.sc.config_source})", file=source, obj=CONFIG_KIND)
+        self.sc.config = doc
+        self.sc.config_source = source
+
+    # -- whole-scenario resolution
+
+    def finish(self) -> Scenario:
+        sc = self.sc
+        used = [p.namespace for p in sc.pods]
+        used += [o.metadata.namespace for objs in sc.objects.values() for o in objs]
+        for ns in used:
+            if ns and ns not in sc.namespaces:
+                sc.namespaces[ns] = make_namespace(ns)
+        self._resolve_priorities()
+        return sc
+
+    def _resolve_priorities(self) -> None:
+        """The Priority admission plugin: priority (and preemptionPolicy) from the pod's
+        PriorityClass, or from the global default class when it names none."""
+        sc = self.sc
+        classes: dict[str, tuple[int, str]] = {
+            name: (value, "PreemptLowerPriority")
+            for name, value in SYSTEM_PRIORITY_CLASSES.items()}
+        defaults = []
+        for name, pc in sc.priority_classes.items():
+            classes[name] = (pc.value, pc.preemption_policy)
+            if pc.global_default:
+                defaults.append(pc)
+        if len(defaults) > 1:
+            names = ", ".join(pc.metadata.name for pc in defaults)
+            raise InputError(f"more than one PriorityClass has globalDefault: true ({names})")
+        default = defaults[0] if defaults else None
+        for pod in sc.pods:
+            spec = pod.spec
+            if spec.priority is not None:
+                continue
+            if spec.priority_class_name:
+                found = classes.get(spec.priority_class_name)
+                if found is None:
+                    continue  # a missing class: the pod keeps priority 0
+                spec.priority, policy = found
+            elif default is not None:
+                spec.priority_class_name = default.metadata.name
+                spec.priority, policy = default.value, default.preemption_policy
+            else:
+                continue
+            if spec.preemption_policy is None:
+                spec.preemption_policy = policy
+
+
+def _short(v: Any) -> Any:
+    text = repr(v)
+    return v if len(text) <= 80 else text[:77] + "..."
+
+
+def load_scenario_text(text: str, source: str = "<string>") -> Scenario:
+    """Load one YAML text (``source`` names it in messages and warnings)."""
+    loader = _ScenarioBuilder()
+    loader.add_text(text, source)
+    return loader.finish()
+
+
+def load_scenario(paths: list[str]) -> Scenario:
+    """Load the scenario made of all ``paths`` together, in order."""
+    loader = _ScenarioBuilder()
+    for p in paths:
+        try:
+            text = Path(p).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            reason = getattr(e, "strerror", None) or e
+            raise InputError(f"cannot read scenario file: {reason}", file=p) from None
+        loader.add_text(text, p)
+    return loader.finish()

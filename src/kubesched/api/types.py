@@ -1,0 +1,338 @@
+"""The lean object model: only what scheduling reads, parsed from Kubernetes JSON/YAML.
+
+Quantities are exact integers: cpu in milli-cores, memory / storage / hugepages in bytes,
+`pods` and extended resources in whole units. Objects are plain mutable dataclasses; the
+scheduler copies a Pod (``copy.copy``) before changing what it owns (nodeName, status).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+Resources = dict[str, int]
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"
+ZONE_LABEL_BETA = "failure-domain.beta.kubernetes.io/zone"
+REGION_LABEL_BETA = "failure-domain.beta.kubernetes.io/region"
+
+ARRIVAL_ANNOTATION = "kubesched.io/arrival"
+DURATION_ANNOTATION = "kubesched.io/duration"
+
+
+@dataclass(slots=True)
+class ObjectMeta:
+    name: str
+    namespace: str = ""
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    creation_timestamp: float | None = None  # seconds since the epoch
+    deletion_timestamp: float | None = None
+    owner_references: list[OwnerReference] = field(default_factory=list)
+    resource_version: str = ""
+    generation: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class OwnerReference:
+    kind: str
+    name: str
+    uid: str = ""
+    controller: bool = False
+
+
+# ---------------------------------------------------------------- selectors
+
+
+@dataclass(slots=True, frozen=True)
+class LabelSelectorRequirement:
+    key: str
+    operator: str  # In, NotIn, Exists, DoesNotExist
+    values: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class LabelSelector:
+    """metav1.LabelSelector. An empty selector matches everything; callers that need
+    "nil matches nothing" keep ``None`` instead of a LabelSelector."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+    def is_empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+
+@dataclass(slots=True, frozen=True)
+class NodeSelectorRequirement:
+    key: str
+    operator: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt
+    values: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class NodeSelectorTerm:
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class PreferredSchedulingTerm:
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@dataclass(slots=True, frozen=True)
+class NodeAffinity:
+    # None: no requiredDuringSchedulingIgnoredDuringExecution at all.
+    required: tuple[NodeSelectorTerm, ...] | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class PodAffinityTerm:
+    label_selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(slots=True, frozen=True)
+class PodAffinity:
+    required: tuple[PodAffinityTerm, ...] = ()
+    preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class Affinity:
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
+
+
+# ---------------------------------------------------------------- taints
+
+
+@dataclass(slots=True, frozen=True)
+class Taint:
+    key: str
+    value: str = ""
+    effect: str = ""  # NoSchedule, PreferNoSchedule, NoExecute
+
+
+@dataclass(slots=True, frozen=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"  # Equal, Exists
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: Taint) -> bool:
+        """v1.Toleration.ToleratesTaint."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.value == taint.value
+
+
+@dataclass(slots=True, frozen=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule, ScheduleAnyway
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None  # Honor, Ignore
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------- containers
+
+
+@dataclass(slots=True, frozen=True)
+class ContainerPort:
+    container_port: int
+    host_port: int = 0
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+@dataclass(slots=True)
+class Container:
+    name: str
+    image: str = ""
+    requests: Resources = field(default_factory=dict)
+    limits: Resources = field(default_factory=dict)
+    ports: list[ContainerPort] = field(default_factory=list)
+    restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
+
+
+@dataclass(slots=True, frozen=True)
+class Volume:
+    """A pod volume; only the sources scheduling plugins look at are kept."""
+
+    name: str
+    pvc_claim_name: str | None = None
+    read_only: bool = False
+    source: dict[str, Any] | None = None  # other volume sources, raw
+
+
+# ---------------------------------------------------------------- pod
+
+
+@dataclass(slots=True)
+class PodCondition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(slots=True)
+class PodSpec:
+    node_name: str = ""
+    scheduler_name: str = "default-scheduler"
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str | None = None  # PreemptLowerPriority, Never
+    containers: list[Container] = field(default_factory=list)
+    init_containers: list[Container] = field(default_factory=list)
+    overhead: Resources = field(default_factory=dict)
+    resources: Container | None = None  # pod-level spec.resources (requests / limits only)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    volumes: list[Volume] = field(default_factory=list)
+    scheduling_gates: tuple[str, ...] = ()
+    termination_grace_period_seconds: int = 30
+    resource_claims: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PodStatus:
+    phase: str = "Pending"
+    nominated_node_name: str = ""
+    start_time: float | None = None
+    conditions: list[PodCondition] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Pod:
+    metadata: ObjectMeta
+    spec: PodSpec
+    status: PodStatus = field(default_factory=PodStatus)
+    # Derived at parse time (see api.resources): the pod's requests exactly as v1.35's
+    # PodRequests computes them, and the cpu / memory with the scheduler's non-zero
+    # defaults (used only by scoring).
+    requests: Resources = field(default_factory=dict)
+    non_zero_cpu: int = 0
+    non_zero_memory: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace
+
+    @property
+    def uid(self) -> str:
+        return self.metadata.uid
+
+    @property
+    def key(self) -> str:
+        return f"{self.metadata.namespace}/{self.metadata.name}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.metadata.labels
+
+    @property
+    def priority(self) -> int:
+        return self.spec.priority or 0
+
+    def all_containers(self) -> list[Container]:
+        return [*self.spec.init_containers, *self.spec.containers]
+
+
+# ---------------------------------------------------------------- node
+
+
+@dataclass(slots=True, frozen=True)
+class ContainerImage:
+    names: tuple[str, ...]
+    size_bytes: int = 0
+
+
+@dataclass(slots=True)
+class NodeSpec:
+    unschedulable: bool = False
+    taints: tuple[Taint, ...] = ()
+
+
+@dataclass(slots=True)
+class NodeStatus:
+    capacity: Resources = field(default_factory=dict)
+    allocatable: Resources = field(default_factory=dict)
+    images: tuple[ContainerImage, ...] = ()
+
+
+@dataclass(slots=True)
+class Node:
+    metadata: ObjectMeta
+    spec: NodeSpec = field(default_factory=NodeSpec)
+    status: NodeStatus = field(default_factory=NodeStatus)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.metadata.labels
+
+
+@dataclass(slots=True)
+class Namespace:
+    metadata: ObjectMeta
+
+
+@dataclass(slots=True)
+class PriorityClass:
+    metadata: ObjectMeta
+    value: int = 0
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+
+@dataclass(slots=True)
+class GenericObject:
+    """Any other scheduling-relevant object kept raw until its plugin lands
+    (PV, PVC, StorageClass, CSINode, PDB, Service, ReplicaSet, ...)."""
+
+    kind: str
+    metadata: ObjectMeta
+    raw: dict[str, Any]

@@ -1,0 +1,31 @@
+"""What the scheduler core asks of a cluster backend (the simulator or a real API server)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from kubesched.api.types import Pod, PodCondition
+
+
+class BindError(Exception):
+    """The backend refused or failed a binding; ``conflict`` when the pod is already bound."""
+
+    def __init__(self, message: str, *, conflict: bool = False) -> None:
+        super().__init__(message)
+        self.conflict = conflict
+
+
+class Backend(Protocol):
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """Bind ``pod`` to ``node_name``; raise BindError (or any exception) on failure."""
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None,
+                          nominated_node_name: str | None) -> None:
+        """Set the PodScheduled condition and/or status.nominatedNodeName
+        (None: leave it; "": clear it)."""
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        """An Event about ``pod`` (``Normal``/``Warning``, e.g. ``Scheduled``)."""
+
+    def delete_pod(self, pod: Pod, reason: str) -> None:
+        """Delete a pod (preemption victims)."""

@@ -1,0 +1,255 @@
+"""The embedded simulator: an in-memory cluster on a virtual clock.
+
+It plays the API server's part for the scheduler core: it delivers object events (node and
+pod adds, pod arrivals at their arrival time, bindings, pods finishing after their duration)
+and applies what the scheduler asks for (bindings, status patches, events) as timed events.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
+from kubesched.api.types import Pod, PodCondition
+from kubesched.backends.base import BindError
+from kubesched.clock import VirtualClock
+from kubesched.config import SchedulerConfiguration, default_config
+from kubesched.scheduler import Scheduler
+
+# Event kinds, in the order they are applied when due at the same virtual time.
+_BOUND, _FINISH, _ARRIVE = 0, 1, 2
+
+
+@dataclass(slots=True)
+class PodRecord:
+    """One pending pod's fate, for the placements log and the summary."""
+
+    key: str
+    node: str | None = None
+    time: float = 0.0
+    attempts: int = 0
+    message: str | None = None
+
+    def as_json(self) -> dict:
+        return {"pod": self.key, "node": self.node, "time": self.time,
+                "attempts": self.attempts, "message": self.message}
+
+
+@dataclass
+class SimResult:
+    records: list[PodRecord]
+    nodes: list[dict]
+    wall_seconds: float
+    virtual_seconds: float
+    events: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def scheduled(self) -> int:
+        return sum(1 for r in self.records if r.node is not None)
+
+    @property
+    def pending(self) -> list[PodRecord]:
+        return [r for r in self.records if r.node is None]
+
+
+class SimCluster:
+    def __init__(self, scenario: Scenario, config: SchedulerConfiguration | None = None,
+                 *, seed: int = 0) -> None:
+        self.scenario = scenario
+        self.clock = VirtualClock()
+        self.pods: dict[str, Pod] = {}
+        self.records: dict[str, PodRecord] = {}
+        self.event_counts: dict[str, int] = {}
+        self._timeline: list[tuple[float, int, int, object]] = []
+        self._seq = itertools.count()
+        self._bound = 0
+        self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
+                                   recorder=self)
+        h = self.scheduler.handle
+        h.objects = scenario.objects
+        h.namespaces = scenario.namespaces
+
+    # ------------------------------------------------------------------ Backend
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        current = self.pods.get(pod.uid)
+        if current is None:
+            raise BindError(f'pods "{pod.name}" not found')
+        if current.spec.node_name:
+            raise BindError(f'pod {pod.key} is already assigned to node '
+                            f'"{current.spec.node_name}"', conflict=True)
+        if node_name not in self.scheduler.cache.nodes:
+            raise BindError(f'node "{node_name}" not found')
+        bound = copy.copy(current)
+        bound.spec = copy.copy(current.spec)
+        bound.spec.node_name = node_name
+        bound.status = copy.copy(current.status)
+        bound.status.phase = "Running"
+        bound.status.start_time = self.clock.now()
+        self.pods[pod.uid] = bound  # the API server's state changes at once...
+        self._bound += 1
+        self._push(self.clock.now(), _BOUND, (current, bound))  # ...watchers hear of it next
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None,
+                          nominated_node_name: str | None) -> None:
+        # Status-only changes do not requeue pods upstream, so watchers are not told.
+        current = self.pods.get(pod.uid)
+        if current is None:
+            return
+        if condition is not None:
+            conds = [c for c in current.status.conditions if c.type != condition.type]
+            current.status.conditions = [*conds, condition]
+        if nominated_node_name is not None:
+            current.status.nominated_node_name = nominated_node_name
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        self.event_counts[reason] = self.event_counts.get(reason, 0) + 1
+
+    def delete_pod(self, pod: Pod, reason: str) -> None:
+        current = self.pods.pop(pod.uid, None)
+        if current is None:
+            return
+        rec = self.records.get(pod.uid)
+        if rec is not None:
+            rec.node, rec.message, rec.time = None, reason, self.clock.now()
+        self.scheduler.on_pod_delete(current)
+
+    # ------------------------------------------------------------------ Recorder
+
+    def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
+        rec = self.records.get(pod.uid)
+        if rec is None:
+            return
+        rec.attempts += 1
+        rec.time = self.clock.now()
+        if node is not None:
+            rec.node = node
+        else:
+            rec.message = message
+
+    # ------------------------------------------------------------------ the run
+
+    def _push(self, t: float, kind: int, payload: object) -> None:
+        heapq.heappush(self._timeline, (t, kind, next(self._seq), payload))
+
+    def _apply_due(self) -> None:
+        now = self.clock.now()
+        while self._timeline and self._timeline[0][0] <= now:
+            _t, kind, _s, payload = heapq.heappop(self._timeline)
+            if kind == _ARRIVE:
+                pod = payload  # type: ignore[assignment]
+                self.pods[pod.uid] = pod
+                self.records[pod.uid] = PodRecord(pod.key, time=now)
+                self.scheduler.on_pod_add(pod)
+            elif kind == _BOUND:
+                old, new = payload  # type: ignore[misc]
+                self.scheduler.on_pod_update(old, new)
+                d = pod_duration(new)
+                if d is not None:
+                    self._push(now + d, _FINISH, new)
+            elif kind == _FINISH:
+                pod = payload  # type: ignore[assignment]
+                if self.pods.get(pod.uid) is pod:
+                    del self.pods[pod.uid]
+                    self.scheduler.on_pod_delete(pod)
+
+    def load(self) -> None:
+        for node in self.scenario.nodes:
+            self.scheduler.on_node_add(node)
+        pending: list[tuple[tuple, Pod]] = []
+        for i, pod in enumerate(self.scenario.pods):
+            if pod.spec.node_name:
+                if pod.status.phase in ("Succeeded", "Failed"):
+                    continue
+                self.pods[pod.uid] = pod
+                self.scheduler.on_pod_add(pod)
+            else:
+                ts = pod.metadata.creation_timestamp
+                pending.append(((pod_arrival(pod), ts is None, ts or 0.0, i), pod))
+        pending.sort(key=lambda kp: kp[0])
+        for (arrival, *_rest), pod in pending:
+            self._push(arrival, _ARRIVE, pod)
+
+    def add_pending(self, pods: list[Pod], at: float | None = None) -> None:
+        """Pods that arrive later (at ``at``, or at their own arrival time)."""
+        for pod in pods:
+            self._push(pod_arrival(pod) if at is None else at, _ARRIVE, pod)
+
+    def run(self, progress: Callable[[int, int], None] | None = None) -> SimResult:
+        start = time.perf_counter()
+        self.load()
+        self.run_until_idle(progress)
+        wall = time.perf_counter() - start
+        return SimResult(list(self.records.values()), self.utilisation(), wall,
+                         self.clock.now(), dict(self.event_counts))
+
+    def run_until_idle(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Deliver events and schedule until nothing more can happen."""
+        total = len(self._timeline)
+        sched = self.scheduler
+        queue = sched.queue
+        bound = 0
+        while True:
+            self._apply_due()
+            if sched.schedule_one():
+                if progress is not None:
+                    n = self.bound_count
+                    if n != bound:
+                        bound = n
+                        progress(n, total)
+                continue
+            t_next = self._next_wakeup()
+            if t_next is None:
+                break
+            self.clock.advance_to(t_next)
+            queue.flush_backoff_completed()
+            queue.flush_unschedulable_pods_leftover()
+
+    @property
+    def bound_count(self) -> int:
+        return self._bound
+
+    def _next_wakeup(self) -> float | None:
+        """When something can next happen: a timed event, or a backoff expiring. Pods left
+        unschedulable are retried (after 5 minutes) only while other events are still due."""
+        candidates = []
+        if self._timeline:
+            candidates.append(self._timeline[0][0])
+        expiry = self.scheduler.queue.next_backoff_expiry()
+        if expiry is not None:
+            candidates.append(max(expiry, self.clock.now()))
+        if not candidates:
+            return None
+        t = min(candidates)
+        if self._timeline:
+            leftover = self.scheduler.queue.next_unschedulable_timeout()
+            if leftover is not None and leftover < t:
+                t = max(leftover, self.clock.now())
+        if t <= self.clock.now() and not self._timeline_due():
+            # a backoff that is already over: move on a tick so flushes see it expired
+            t = self.clock.now() + 1.0
+        return t
+
+    def _timeline_due(self) -> bool:
+        return bool(self._timeline) and self._timeline[0][0] <= self.clock.now()
+
+    def utilisation(self) -> list[dict]:
+        out = []
+        for name, ni in self.scheduler.cache.nodes.items():
+            if ni.node is None:
+                continue
+            alloc = ni.allocatable
+            out.append({
+                "node": name,
+                "pods": len(ni.pods),
+                "cpu_requested": ni.requested.get("cpu", 0),
+                "cpu_allocatable": alloc.get("cpu", 0),
+                "memory_requested": ni.requested.get("memory", 0),
+                "memory_allocatable": alloc.get("memory", 0),
+            })
+        return out

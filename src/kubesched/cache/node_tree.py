@@ -1,0 +1,61 @@
+"""Upstream's nodeTree: nodes grouped by zone (first-seen order), listed round-robin."""
+
+from __future__ import annotations
+
+from kubesched.api.types import (
+    REGION_LABEL,
+    REGION_LABEL_BETA,
+    ZONE_LABEL,
+    ZONE_LABEL_BETA,
+    Node,
+)
+
+
+def zone_key(node: Node) -> str:
+    """component-helpers GetZoneKey: region + ":\\x00:" + zone, or "" with neither label."""
+    labels = node.metadata.labels
+    region = labels.get(REGION_LABEL) or labels.get(REGION_LABEL_BETA) or ""
+    zone = labels.get(ZONE_LABEL) or labels.get(ZONE_LABEL_BETA) or ""
+    if not region and not zone:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+class NodeTree:
+    def __init__(self) -> None:
+        self.zones: dict[str, list[str]] = {}  # dict order = first-seen zone order
+        self.num_nodes = 0
+
+    def add(self, node: Node) -> None:
+        names = self.zones.setdefault(zone_key(node), [])
+        if node.name in names:
+            return
+        names.append(node.name)
+        self.num_nodes += 1
+
+    def remove(self, node: Node) -> None:
+        key = zone_key(node)
+        names = self.zones.get(key)
+        if names is None or node.name not in names:
+            return
+        names.remove(node.name)
+        self.num_nodes -= 1
+        if not names:
+            del self.zones[key]
+
+    def update(self, old: Node, new: Node) -> None:
+        if zone_key(old) == zone_key(new):
+            return
+        self.remove(old)
+        self.add(new)
+
+    def list(self) -> list[str]:
+        out: list[str] = []
+        columns = list(self.zones.values())
+        depth = 0
+        while len(out) < self.num_nodes:
+            for names in columns:
+                if depth < len(names):
+                    out.append(names[depth])
+            depth += 1
+        return out

@@ -1,0 +1,206 @@
+"""The ``kubesched`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from kubesched.errors import InputError
+
+BUNDLED_EXAMPLE = "quickstart.yaml"
+
+
+def _bundled_examples() -> list[str]:
+    base = resources.files("kubesched") / "examples"
+    return sorted(p.name for p in base.iterdir() if p.name.endswith(".yaml"))
+
+
+def _example_path(name: str) -> str:
+    return str(resources.files("kubesched") / "examples" / name)
+
+
+def _load(scenario_paths: tuple[str, ...], config_path: str | None):
+    from kubesched.api.scenario import load_scenario
+    from kubesched.config import default_config, load_config, load_config_file
+
+    scenario = load_scenario(list(scenario_paths))
+    for w in scenario.warnings:
+        click.echo(f"warning: {w}", err=True)
+    if config_path:
+        config = load_config_file(config_path)
+    elif scenario.config is not None:
+        config = load_config(scenario.config, scenario.config_source or "<scenario>")
+    else:
+        config = default_config()
+    return scenario, config
+
+
+def _fail_input(err: InputError) -> None:
+    click.echo(f"error: {err}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kubesched")
+def main() -> None:
+    """kube-scheduler's pipeline in Python: simulate, explain, benchmark."""
+
+
+@main.command()
+@click.argument("scenario", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="A KubeSchedulerConfiguration (overrides one in the scenario).")
+@click.option("--seed", default=0, show_default=True, help="Seed for tie-breaking.")
+@click.option("--placements", "placements_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write one JSON line per pod that entered the queue ('-': stdout).")
+@click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
+def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
+             placements_path: str | None, quiet: bool) -> None:
+    """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
+    from kubesched.backends.sim.cluster import SimCluster
+
+    paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
+    try:
+        scen, config = _load(paths, config_path)
+        sim = SimCluster(scen, config, seed=seed)
+    except InputError as err:
+        _fail_input(err)
+        return
+    show = not quiet and placements_path != "-"
+    if show and not scenario:
+        click.echo(f"Simulating the bundled example {BUNDLED_EXAMPLE} "
+                   f"(others: {', '.join(_bundled_examples())})")
+    n_pending = sum(1 for p in scen.pods if not p.spec.node_name)
+    if show and n_pending >= 500 and sys.stderr.isatty():
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("scheduling", total=n_pending)
+            result = sim.run(lambda done, _t: bar.update(task, completed=done))
+    else:
+        result = sim.run()
+    if placements_path:
+        lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.records)
+        if placements_path == "-":
+            sys.stdout.write(lines)
+        else:
+            Path(placements_path).write_text(lines)
+    if show:
+        _print_summary(result)
+
+
+def _print_summary(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    n = len(result.records)
+    rate = result.scheduled / result.wall_seconds if result.wall_seconds > 0 else 0.0
+    con.print(f"[bold]{result.scheduled}[/] of {n} pods scheduled, "
+              f"[bold]{n - result.scheduled}[/] pending "
+              f"({result.wall_seconds:.2f} s wall, {result.virtual_seconds:g} s virtual, "
+              f"{rate:.0f} pods/s)")
+    reasons = Counter(r.message or "never attempted" for r in result.pending)
+    if reasons:
+        t = Table(title="Pending pods by reason", show_lines=False)
+        t.add_column("pods", justify="right")
+        t.add_column("reason")
+        for msg, c in reasons.most_common():
+            t.add_row(str(c), msg)
+        con.print(t)
+    nodes = result.nodes
+    t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
+    for col in ("node", "pods", "cpu", "memory"):
+        t.add_column(col, justify="left" if col == "node" else "right")
+    shown = nodes if len(nodes) <= 20 else nodes[:20]
+    for row in shown:
+        t.add_row(row["node"], str(row["pods"]),
+                  _pct(row["cpu_requested"], row["cpu_allocatable"]),
+                  _pct(row["memory_requested"], row["memory_allocatable"]))
+    if len(nodes) > 20:
+        t.add_row(f"... {len(nodes) - 20} more", "", "", "")
+    con.print(t)
+
+
+def _pct(used: int, alloc: int) -> str:
+    return f"{100 * used / alloc:.0f}%" if alloc else "-"
+
+
+@main.command()
+@click.argument("scenario", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--pod", "pod_key", required=True, help="The pending pod, as NAMESPACE/NAME.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False))
+@click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str) -> None:
+    """Why a pending pod goes where it goes, or why it fits nowhere."""
+    from kubesched.explain import explain as run_explain
+
+    if "/" not in pod_key:
+        _fail_input(InputError("--pod must be NAMESPACE/NAME", value=pod_key))
+    try:
+        scen, config = _load(scenario, config_path)
+        out = run_explain(scen, config, pod_key)
+    except InputError as err:
+        _fail_input(err)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(out, indent=1))
+        return
+    _print_explain(out)
+
+
+def _print_explain(out: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    t = Table(title=f"{out['pod']}")
+    t.add_column("node")
+    t.add_column("verdict")
+    t.add_column("detail")
+    for row in out["nodes"]:
+        if row["feasible"]:
+            detail = ", ".join(f"{k} {v}" for k, v in row["scores"].items())
+            mark = " *" if row["node"] in out["selected"] else ""
+            t.add_row(row["node"], f"total {row['total']}{mark}", detail)
+        else:
+            t.add_row(row["node"], "filtered", f"{row['plugin']}: {', '.join(row['reasons'])}")
+    con.print(t)
+    if out["selected"]:
+        con.print(f"selected (top score): {', '.join(out['selected'])}")
+    if out["message"]:
+        con.print(out["message"], markup=False)
+
+
+@main.command()
+@click.argument("workload", nargs=-1)
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the results as JSON.")
+@click.option("--quick", is_flag=True, help="500-node sizes only.")
+def bench(workload: tuple[str, ...], results_path: str | None, quick: bool) -> None:
+    """scheduler_perf-shaped workloads, in-process on the simulator."""
+    from kubesched.bench.runner import WORKLOADS, run_workloads
+
+    names = list(workload) or [w for w in WORKLOADS if (not quick or w.endswith("/500Nodes"))]
+    unknown = [n for n in names if n not in WORKLOADS]
+    if unknown:
+        _fail_input(InputError(f"unknown workload(s) {', '.join(unknown)}; known: "
+                               f"{', '.join(WORKLOADS)}"))
+    results = run_workloads(names, echo=click.echo)
+    if results_path:
+        text = json.dumps(results, indent=1)
+        if results_path == "-":
+            click.echo(text)
+        else:
+            Path(results_path).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

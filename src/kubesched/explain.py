@@ -1,0 +1,105 @@
+"""``kubesched explain``: one pending pod's verdict against a scenario's state as loaded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.scenario import Scenario
+from kubesched.api.types import Pod, PodCondition
+from kubesched.config import SchedulerConfiguration
+from kubesched.errors import InputError
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.types import FitError
+from kubesched.scheduler import Scheduler
+
+
+class _ReadOnlyBackend:
+    """explain never changes anything: any write is a bug."""
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        raise RuntimeError("explain does not bind")
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None,
+                          nominated_node_name: str | None) -> None:
+        return None
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        return None
+
+    def delete_pod(self, pod: Pod, reason: str) -> None:
+        raise RuntimeError("explain does not evict")
+
+
+def find_target(scenario: Scenario, key: str) -> Pod:
+    for pod in scenario.pods:
+        if pod.key == key:
+            if pod.spec.node_name:
+                raise InputError(f"pod {key} is already running on {pod.spec.node_name}; "
+                                 "explain answers for pending pods", obj=f"Pod {key}")
+            if pod.spec.scheduling_gates:
+                raise InputError(f"pod {key} is gated (waiting for scheduling gates: "
+                                 f"[{' '.join(pod.spec.scheduling_gates)}])", obj=f"Pod {key}")
+            return pod
+    raise InputError(f"pod {key} not found in the scenario", obj=f"Pod {key}")
+
+
+def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) -> dict[str, Any]:
+    from kubesched.clock import VirtualClock
+
+    target = find_target(scenario, pod_key)
+    sched = Scheduler(_ReadOnlyBackend(), VirtualClock(), config)
+    sched.handle.objects = scenario.objects
+    sched.handle.namespaces = scenario.namespaces
+    fwk = sched.profiles.get(target.spec.scheduler_name)
+    if fwk is None:
+        raise InputError(f"pod {pod_key} names schedulerName {target.spec.scheduler_name!r}, "
+                         "which no profile of the configuration serves",
+                         obj=f"Pod {pod_key}", field="spec.schedulerName")
+    for node in scenario.nodes:
+        sched.cache.add_node(node)
+    for pod in scenario.pods:
+        if pod.spec.node_name and pod.status.phase not in ("Succeeded", "Failed"):
+            sched.cache.add_pod(pod)
+        elif (not pod.spec.node_name and pod.status.nominated_node_name
+              and pod.uid != target.uid):
+            sched.queue.add_nominated_pod(pod, pod.status.nominated_node_name)
+    sched.cache.update_snapshot(sched.snapshot)
+    snap = sched.snapshot
+    names = snap.table.names
+
+    state = CycleState()
+    found = sched.find_nodes_that_fit(fwk, state, target, exhaustive=True)
+    feasible = found.feasible
+    out: dict[str, Any] = {"pod": pod_key}
+    node_rows: dict[str, dict[str, Any]] = {}
+    n2s = found.diagnosis.node_to_status
+    for name in names:
+        st = n2s.get(name)
+        node_rows[name] = {"node": name, "feasible": False,
+                           "plugin": st.plugin or None, "reasons": list(st.reasons)}
+    selected: list[str] = []
+    message = None
+    if len(feasible):
+        scores = sched.prioritize_nodes(fwk, state, target, feasible)
+        for k, row in enumerate(feasible.tolist()):
+            node_rows[names[row]] = {
+                "node": names[row], "feasible": True,
+                "scores": {p: int(scores.scores[j, k]) for j, p in enumerate(scores.plugins)},
+                "total": int(scores.totals[k]),
+            }
+        top = scores.totals.max()
+        selected = sorted(names[int(feasible[k])] for k in np.flatnonzero(scores.totals == top))
+    else:
+        fe = FitError(target, snap.num_nodes, found.diagnosis)
+        if fwk.post_filter:
+            nominated, st = fwk.run_post_filter(state, target, n2s)
+            fe.diagnosis.post_filter_msg = st.message()
+            out["preemption"] = ({"node": nominated, "victims": []}
+                                 if nominated else None)
+        message = str(fe)
+    out["nodes"] = [node_rows[n] for n in names]
+    out["selected"] = selected
+    out["message"] = message
+    return out

@@ -1,0 +1,226 @@
+"""Extension-point interfaces: the per-node form (as in Go) and the batch form.
+
+A plugin is a class deriving from the extension points it implements. The batch form of
+Filter and Score works on the snapshot's NodeTable for many nodes at once; the runtime uses it
+when a plugin defines it and loops the per-node form otherwise. Both forms must agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from kubesched.api.types import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ClusterEventWithHint
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.status import Code, Status
+
+if TYPE_CHECKING:
+    from kubesched.framework.handle import Handle
+    from kubesched.framework.snapshot import Snapshot
+    from kubesched.framework.types import NodeToStatus, QueuedPodInfo
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+
+class PluginError(Exception):
+    """A plugin failed (an Error status, not a scheduling verdict)."""
+
+
+class Plugin:
+    name: ClassVar[str] = ""
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+        self.args = args or {}
+        self.handle = handle
+
+
+# ---------------------------------------------------------------- batch results
+
+
+@dataclass(slots=True)
+class BatchStatus:
+    """Per-candidate Filter verdicts: ``codes[i]`` (a Code value, 0 = pass) and, for failing
+    candidates, ``reasons[reason_ids[i]]``."""
+
+    codes: np.ndarray
+    reason_ids: np.ndarray
+    reasons: list[tuple[str, ...]] = field(default_factory=list)
+
+    @classmethod
+    def success(cls, n: int) -> BatchStatus:
+        return cls(np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32), [])
+
+    @classmethod
+    def from_mask(cls, fail: np.ndarray, code: Code, reasons: tuple[str, ...]) -> BatchStatus:
+        out = cls.success(len(fail))
+        out.fail(fail, code, reasons)
+        return out
+
+    def fail(self, mask: np.ndarray, code: Code | np.ndarray, reasons: tuple[str, ...]) -> None:
+        """Mark the still-passing candidates in ``mask`` as failing with ``reasons``."""
+        mask = mask & (self.codes == 0)
+        if not mask.any():
+            return
+        rid = len(self.reasons)
+        self.reasons.append(reasons)
+        self.codes[mask] = code if isinstance(code, int) else code[mask]
+        self.reason_ids[mask] = rid
+
+    def status_at(self, i: int, plugin: str) -> Status:
+        code = Code(int(self.codes[i]))
+        if code == Code.SUCCESS:
+            return Status(plugin=plugin)
+        return Status(code, self.reasons[int(self.reason_ids[i])], plugin)
+
+
+class NodeList(list):
+    """Feasible nodes handed to PreScore: NodeInfos plus their rows in the node table."""
+
+    idx: np.ndarray
+
+    def __init__(self, items: Sequence[NodeInfo], idx: np.ndarray) -> None:
+        super().__init__(items)
+        self.idx = idx
+
+
+# ---------------------------------------------------------------- extension points
+
+
+class QueueSortPlugin(Plugin):
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        raise NotImplementedError
+
+    def sort_key(self, qpi: QueuedPodInfo) -> Any:
+        """A key consistent with ``less``, for the heap; None to compare with ``less``."""
+        return None
+
+
+class PreEnqueuePlugin(Plugin):
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        raise NotImplementedError
+
+
+@dataclass(slots=True)
+class PreFilterResult:
+    node_names: set[str] | None = None  # None: all nodes
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        if other is None or other.all_nodes():
+            return self
+        if self.all_nodes():
+            return PreFilterResult(set(other.node_names or ()))
+        return PreFilterResult(self.node_names & other.node_names)  # type: ignore[operator]
+
+
+class PreFilterExtensions:
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod,
+                node_info: NodeInfo) -> Status | None:
+        return None
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod,
+                   node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class PreFilterPlugin(Plugin):
+    def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        raise NotImplementedError
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return None
+
+
+class FilterPlugin(Plugin):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        raise NotImplementedError
+
+    # Optional batch form; subclasses define it:
+    # def filter_batch(self, state, pod, snapshot, idx: np.ndarray) -> BatchStatus
+
+
+class PostFilterPlugin(Plugin):
+    def post_filter(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
+                    ) -> tuple[str | None, Status]:
+        """Returns (nominated node name or None, status)."""
+        raise NotImplementedError
+
+
+class PreScorePlugin(Plugin):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
+        raise NotImplementedError
+
+
+class ScorePlugin(Plugin):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        raise NotImplementedError
+
+    # Optional batch form:
+    # def score_batch(self, state, pod, snapshot, idx: np.ndarray) -> np.ndarray (int64)
+
+    # Optional: def normalize_score(self, state, pod, scores: np.ndarray) -> np.ndarray
+    # (one form: scores of all scored nodes, in order; returns the normalized array)
+
+
+class ReservePlugin(Plugin):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        raise NotImplementedError
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        raise NotImplementedError
+
+
+class PermitPlugin(Plugin):
+    def permit(self, state: CycleState, pod: Pod, node_name: str
+               ) -> tuple[Status | None, float]:
+        """(status, timeout seconds); a Wait status parks the pod until allowed or timed out."""
+        raise NotImplementedError
+
+
+class PreBindPlugin(Plugin):
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        raise NotImplementedError
+
+
+class BindPlugin(Plugin):
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        raise NotImplementedError
+
+
+class PostBindPlugin(Plugin):
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        raise NotImplementedError
+
+
+class EnqueueExtensions:
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        raise NotImplementedError
+
+
+EXTENSION_POINTS: dict[str, type] = {
+    "preEnqueue": PreEnqueuePlugin,
+    "queueSort": QueueSortPlugin,
+    "preFilter": PreFilterPlugin,
+    "filter": FilterPlugin,
+    "postFilter": PostFilterPlugin,
+    "preScore": PreScorePlugin,
+    "score": ScorePlugin,
+    "reserve": ReservePlugin,
+    "permit": PermitPlugin,
+    "preBind": PreBindPlugin,
+    "bind": BindPlugin,
+    "postBind": PostBindPlugin,
+}
+
+
+def implements(plugin_cls: type, point: str) -> bool:
+    return issubclass(plugin_cls, EXTENSION_POINTS[point])

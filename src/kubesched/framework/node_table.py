@@ -1,0 +1,113 @@
+"""The columnar node table: one row per node, in snapshot order, as numpy arrays.
+
+Batch plugins read these columns for all candidate nodes in one call instead of looping over
+NodeInfo objects. Rows are refreshed from NodeInfos as they change (see Snapshot.update).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Taint
+from kubesched.framework.node_info import NodeInfo
+
+BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+class NodeTable:
+    def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
+        self.names: list[str] = [ni.name for ni in node_infos]
+        self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+        n = len(self.names)
+        self.size = n
+        self.resources: list[str] = []
+        self.res_index: dict[str, int] = {}
+        self.alloc = np.zeros((0, n), dtype=np.int64)
+        self.requested = np.zeros((0, n), dtype=np.int64)
+        self.non_zero_cpu = np.zeros(n, dtype=np.int64)
+        self.non_zero_memory = np.zeros(n, dtype=np.int64)
+        self.pod_count = np.zeros(n, dtype=np.int64)
+        self.allowed_pods = np.zeros(n, dtype=np.int64)
+        self.unschedulable = np.zeros(n, dtype=bool)
+        # Nodes share few distinct taint lists: plugins evaluate each list once.
+        self.taint_group = np.zeros(n, dtype=np.int32)
+        self.taint_sets: list[tuple[Taint, ...]] = []
+        self._taint_set_ids: dict[tuple[Taint, ...], int] = {}
+        self._label_columns: dict[str, np.ndarray] = {}
+        self._node_infos = node_infos
+        names = set(BASE_RESOURCES)
+        for ni in node_infos:
+            names.update(ni.allocatable)
+            names.update(ni.requested)
+        names.discard(PODS)
+        for r in [*BASE_RESOURCES, *sorted(names - set(BASE_RESOURCES))]:
+            self._add_resource_row(r)
+        for i, ni in enumerate(node_infos):
+            self.refresh_node(i, ni)
+            self.refresh_pods(i, ni)
+
+    # ------------------------------------------------------------------ resources
+
+    def _add_resource_row(self, name: str) -> int:
+        row = len(self.resources)
+        self.resources.append(name)
+        self.res_index[name] = row
+        alloc = np.array([ni.allocatable.get(name, 0) for ni in self._node_infos], dtype=np.int64)
+        req = np.array([ni.requested.get(name, 0) for ni in self._node_infos], dtype=np.int64)
+        self.alloc = np.vstack([self.alloc, alloc.reshape(1, -1)])
+        self.requested = np.vstack([self.requested, req.reshape(1, -1)])
+        return row
+
+    def resource_row(self, name: str) -> int:
+        """Row of a resource, adding a column for a resource seen for the first time."""
+        row = self.res_index.get(name)
+        return row if row is not None else self._add_resource_row(name)
+
+    # ------------------------------------------------------------------ rows
+
+    def refresh_node(self, i: int, ni: NodeInfo) -> None:
+        """Static node columns: allocatable, unschedulable, taints, labels."""
+        node = ni.node
+        alloc = ni.allocatable
+        for r in alloc:
+            if r != PODS and r not in self.res_index:
+                self._add_resource_row(r)
+        for r, row in self.res_index.items():
+            self.alloc[row, i] = alloc.get(r, 0)
+        self.allowed_pods[i] = alloc.get(PODS, 0)
+        self.unschedulable[i] = bool(node and node.spec.unschedulable)
+        taints = node.spec.taints if node else ()
+        gid = self._taint_set_ids.get(taints)
+        if gid is None:
+            gid = self._taint_set_ids[taints] = len(self.taint_sets)
+            self.taint_sets.append(taints)
+        self.taint_group[i] = gid
+        self._label_columns.clear()
+
+    def refresh_pods(self, i: int, ni: NodeInfo) -> None:
+        """Columns that change as pods are added to or removed from a node."""
+        req = ni.requested
+        for r in req:
+            if r not in self.res_index and r != PODS:
+                self._add_resource_row(r)
+        for r, row in self.res_index.items():
+            self.requested[row, i] = req.get(r, 0)
+        self.non_zero_cpu[i] = ni.non_zero_cpu
+        self.non_zero_memory[i] = ni.non_zero_memory
+        self.pod_count[i] = len(ni.pods)
+
+    # ------------------------------------------------------------------ labels
+
+    def label_column(self, key: str) -> np.ndarray:
+        """Object array of each node's value for label ``key`` (None where absent)."""
+        col = self._label_columns.get(key)
+        if col is None:
+            col = np.array([ni.node.labels.get(key) if ni.node else None
+                            for ni in self._node_infos], dtype=object)
+            self._label_columns[key] = col
+        return col
+
+    def has_label(self, key: str) -> np.ndarray:
+        return np.not_equal(self.label_column(key), None)

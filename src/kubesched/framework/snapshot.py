@@ -1,0 +1,53 @@
+"""Snapshot: the cluster state one scheduling cycle sees — NodeInfos in upstream's
+zone-interleaved order plus the columnar NodeTable over them."""
+
+from __future__ import annotations
+
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.node_table import NodeTable
+
+
+class Snapshot:
+    def __init__(self, node_infos: list[NodeInfo] | None = None) -> None:
+        self.node_infos: list[NodeInfo] = node_infos or []
+        self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
+        self.table = NodeTable(self.node_infos)
+        self.generation = 0
+        self._with_affinity: list[NodeInfo] | None = None
+        self._with_required_anti: list[NodeInfo] | None = None
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.node_infos)
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self.by_name.get(name)
+
+    def nodes_with_pod_affinity(self) -> list[NodeInfo]:
+        if self._with_affinity is None:
+            self._with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
+        return self._with_affinity
+
+    def nodes_with_required_anti_affinity(self) -> list[NodeInfo]:
+        if self._with_required_anti is None:
+            self._with_required_anti = [
+                ni for ni in self.node_infos if ni.pods_with_required_anti_affinity]
+        return self._with_required_anti
+
+    def invalidate_pod_lists(self) -> None:
+        self._with_affinity = None
+        self._with_required_anti = None
+
+    @classmethod
+    def from_nodes(cls, nodes: list, pods: list) -> Snapshot:
+        """A snapshot of nodes (in tree order) and assigned pods, for tests and explain."""
+        from kubesched.cache.cache import Cache
+
+        cache = Cache()
+        for n in nodes:
+            cache.add_node(n)
+        for p in pods:
+            cache.add_pod(p)
+        snap = cls()
+        cache.update_snapshot(snap)
+        return snap

@@ -1,0 +1,455 @@
+"""The scheduler: schedule_one with its scheduling cycle, binding cycle and failure handling.
+
+Synchronous and deterministic: the backend calls the ``on_*`` handlers with object events and
+calls ``schedule_one`` to run one scheduling attempt; the binding cycle runs right after a
+successful scheduling cycle (a backend may apply the binding later and report it back as a
+pod update, as an API server would).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from kubesched.api.types import Node, Pod, PodCondition
+from kubesched.backends.base import Backend
+from kubesched.cache.cache import Cache
+from kubesched.clock import Clock
+from kubesched.config import SchedulerConfiguration, default_config
+from kubesched.framework import events as ev
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
+from kubesched.framework.interface import NodeList, Plugin, PluginError
+from kubesched.framework.runtime import Framework, ScoreOutcome
+from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import (
+    NO_NODES_AVAILABLE,
+    Diagnosis,
+    FitError,
+    QueuedPodInfo,
+    ScheduleResult,
+)
+from kubesched.queue import SchedulingQueue
+
+log = logging.getLogger(__name__)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+EVENT_MESSAGE_LIMIT = 1024
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """How many feasible nodes to find before scoring (upstream numFeasibleNodesToFind)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage
+    if pct == 0:
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class Recorder(Protocol):
+    """Observes attempts (the simulator's placement log, metrics)."""
+
+    def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None: ...
+
+
+@dataclass(slots=True)
+class CycleResult:
+    """What one filter+score pass found (also what ``explain`` reports)."""
+
+    feasible: np.ndarray  # table rows, in evaluation order
+    diagnosis: Diagnosis
+    scores: ScoreOutcome | None = None
+    nominated_fast_path: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        backend: Backend,
+        clock: Clock,
+        config: SchedulerConfiguration | None = None,
+        *,
+        seed: int = 0,
+        registry: dict[str, type[Plugin]] | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
+        from kubesched.plugins.registry import in_tree_registry
+
+        self.config = config or default_config()
+        self.backend = backend
+        self.clock = clock
+        self.recorder = recorder
+        self.cache = Cache()
+        self.snapshot = Snapshot()
+        self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
+                             rng=random.Random(seed), parallelism=self.config.parallelism)
+        reg = registry if registry is not None else in_tree_registry()
+        pct = self.config.percentage_of_nodes_to_score
+        self.profiles: dict[str, Framework] = {
+            p.scheduler_name: Framework(p, reg, self.handle, pct) for p in self.config.profiles}
+        self.queue = SchedulingQueue(
+            self.profiles, clock,
+            initial_backoff=float(self.config.pod_initial_backoff_seconds),
+            max_backoff=float(self.config.pod_max_backoff_seconds))
+        self.handle.nominated_pods = self.queue.nominated_pods_for_node
+        self.next_start_node_index = 0
+        self.pending: dict[str, Pod] = {}  # unassigned pods this scheduler is responsible for
+
+    # ------------------------------------------------------------------ informer side
+
+    def responsible_for(self, pod: Pod) -> bool:
+        return pod.spec.scheduler_name in self.profiles
+
+    def on_node_add(self, node: Node) -> None:
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff(ev.NODE_ADD, None, node)
+
+    def on_node_update(self, old: Node, new: Node) -> None:
+        self.cache.update_node(old, new)
+        for event in node_update_events(old, new):
+            self.queue.move_all_to_active_or_backoff(event, old, new)
+
+    def on_node_delete(self, node: Node) -> None:
+        self.cache.remove_node(node)
+        self.queue.move_all_to_active_or_backoff(ev.NODE_DELETE, node, None)
+
+    def on_pod_add(self, pod: Pod) -> None:
+        if pod.spec.node_name:
+            self.cache.add_pod(pod)
+            self.queue.assigned_pod_added(pod)
+        elif self.responsible_for(pod):
+            self.pending[pod.uid] = pod
+            self.queue.add(pod)
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        if new.spec.node_name:
+            if old.spec.node_name:
+                self.cache.update_pod(old, new)
+                self.queue.assigned_pod_updated(old, new, ev.ASSIGNED_POD_UPDATE)
+                return
+            # just bound: leaves the unscheduled side, joins the assigned side
+            if self.pending.pop(new.uid, None) is not None:
+                self.queue.delete(old)
+            self.cache.add_pod(new)
+            self.queue.assigned_pod_added(new)
+        elif self.responsible_for(new):
+            self.pending[new.uid] = new
+            if self.cache.is_assumed(new):
+                return
+            self.queue.update(old, new)
+
+    def on_pod_delete(self, pod: Pod) -> None:
+        if pod.spec.node_name:
+            if self.cache.get_pod(pod.uid) is not None:
+                self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, pod, None)
+        else:
+            self.pending.pop(pod.uid, None)
+            self.queue.delete(pod)
+
+    # ------------------------------------------------------------------ schedule_one
+
+    def schedule_one(self) -> bool:
+        """One scheduling attempt; False when no pod was ready to pop."""
+        qpi = self.queue.pop()
+        if qpi is None:
+            return False
+        pod = qpi.pod
+        fwk = self.profiles.get(pod.spec.scheduler_name)
+        if fwk is None:
+            self.queue.done(pod.uid)
+            return True
+        if pod.metadata.deletion_timestamp is not None:
+            self.backend.record_event(pod, "Warning", "FailedScheduling",
+                                      f"skip schedule deleting pod: {pod.key}")
+            self.queue.done(pod.uid)
+            return True
+        if self.cache.is_assumed(pod):
+            self.queue.done(pod.uid)
+            return True
+        state = CycleState()
+        cycle = self.queue.scheduling_cycle
+        result, assumed = self._scheduling_cycle(fwk, state, qpi, cycle)
+        if result is not None and assumed is not None:
+            self._binding_cycle(fwk, state, qpi, result, assumed, cycle)
+        return True
+
+    def _scheduling_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                          cycle: int) -> tuple[ScheduleResult | None, Pod | None]:
+        pod = qpi.pod
+        try:
+            result = self.schedule_pod(fwk, state, pod)
+        except FitError as fe:
+            nominated: str | None = ""
+            if fwk.post_filter:
+                node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
+                if st.code == Code.ERROR:
+                    log.error("running PostFilter for %s: %s", pod.key, st.message())
+                else:
+                    fe.diagnosis.post_filter_msg = st.message()
+                nominated = node if node is not None else ""
+            self._handle_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe, nominated, cycle)
+            return None, None
+        except (PluginError, NoNodesAvailable) as err:
+            self._handle_failure(fwk, qpi, Status(Code.ERROR, (str(err),)), None, "", cycle)
+            return None, None
+
+        assumed = copy.copy(pod)
+        assumed.spec = copy.copy(pod.spec)
+        assumed.spec.node_name = result.suggested_host
+        self.cache.assume_pod(assumed)
+        self.queue.delete_nominated_pod_if_exists(pod)
+
+        st = fwk.run_reserve(state, assumed, result.suggested_host)
+        if not st.is_success():
+            fwk.run_unreserve(state, assumed, result.suggested_host)
+            self.cache.forget_pod(assumed)
+            self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            return None, None
+        st, _timeout = fwk.run_permit(state, assumed, result.suggested_host)
+        if not st.is_success() and st.code != Code.WAIT:
+            fwk.run_unreserve(state, assumed, result.suggested_host)
+            self.cache.forget_pod(assumed)
+            self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            return None, None
+        return result, assumed
+
+    def _fail_on_node(self, fwk: Framework, qpi: QueuedPodInfo, st: Status, node: str,
+                      cycle: int) -> None:
+        """A Reserve/Permit rejection: a FitError over one node, as upstream."""
+        if st.is_rejected():
+            d = Diagnosis()
+            d.node_to_status.set(node, st)
+            d.add_plugin_status(st)
+            self._handle_failure(fwk, qpi, st, FitError(qpi.pod, 1, d), "", cycle)
+        else:
+            self._handle_failure(fwk, qpi, st, None, "", cycle)
+
+    def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                       result: ScheduleResult, assumed: Pod, cycle: int) -> None:
+        node = result.suggested_host
+        # Permit Wait is not parked in the synchronous core: no in-tree plugin waits.
+        self.queue.done(assumed.uid)
+        st = fwk.run_pre_bind(state, assumed, node)
+        if st.is_success():
+            st = fwk.run_bind(state, assumed, node)
+            if st.code == Code.SKIP:
+                st = Status(Code.ERROR, ("no bind plugin bound the pod",))
+        if not st.is_success():
+            fwk.run_unreserve(state, assumed, node)
+            self.cache.forget_pod(assumed)
+            self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, assumed, None)
+            self._handle_failure(fwk, qpi, st, None, "", cycle)
+            return
+        self.cache.finish_binding(assumed)
+        self.backend.record_event(assumed, "Normal", "Scheduled",
+                                  f"Successfully assigned {assumed.key} to {node}")
+        if self.recorder is not None:
+            self.recorder.attempt(assumed, "scheduled", node, None)
+        fwk.run_post_bind(state, assumed, node)
+
+    # ------------------------------------------------------------------ failure handling
+
+    def _handle_failure(self, fwk: Framework, qpi: QueuedPodInfo, status: Status,
+                        fit_error: FitError | None, nominated: str | None, cycle: int) -> None:
+        pod = qpi.pod
+        rejected = fit_error is not None or status.is_rejected()
+        reason = "Unschedulable" if rejected else "SchedulerError"
+        if fit_error is not None:
+            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
+            message = str(fit_error)
+        else:
+            message = status.message()
+            if status.is_rejected() and status.plugin:
+                qpi.unschedulable_plugins = {status.plugin}
+        current = self.pending.get(pod.uid)
+        if current is not None and not current.spec.node_name:
+            self.queue.add_unschedulable_if_not_present(qpi, cycle)
+            self.queue.add_nominated_pod(current, nominated)
+        else:
+            self.queue.done(pod.uid)
+        if len(message) > EVENT_MESSAGE_LIMIT:
+            event_msg = message[: EVENT_MESSAGE_LIMIT - 4] + " ..."
+        else:
+            event_msg = message
+        self.backend.record_event(pod, "Warning", "FailedScheduling", event_msg)
+        cond = PodCondition("PodScheduled", "False", reason, message)
+        self.backend.update_pod_status(pod, cond, nominated if nominated is not None else None)
+        if self.recorder is not None:
+            self.recorder.attempt(pod, "unschedulable" if rejected else "error", None, message)
+
+    # ------------------------------------------------------------------ the algorithm
+
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
+        self.cache.update_snapshot(self.snapshot)
+        snap = self.snapshot
+        if snap.num_nodes == 0:
+            raise NoNodesAvailable(NO_NODES_AVAILABLE)
+        found = self.find_nodes_that_fit(fwk, state, pod)
+        feasible = found.feasible
+        if len(feasible) == 0:
+            raise FitError(pod, snap.num_nodes, found.diagnosis)
+        evaluated = len(feasible) + len(found.diagnosis.node_to_status)
+        if len(feasible) == 1:
+            return ScheduleResult(snap.table.names[int(feasible[0])], evaluated, 1)
+        scores = self.prioritize_nodes(fwk, state, pod, feasible)
+        host = self.select_host(feasible, scores.totals)
+        return ScheduleResult(host, evaluated, len(feasible))
+
+    def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: Pod,
+                            *, exhaustive: bool = False) -> CycleResult:
+        """PreFilter then Filter from nextStartNodeIndex until enough feasible nodes are found
+        (``exhaustive``: every node, from the first, as explain wants)."""
+        snap = self.snapshot
+        table = snap.table
+        n_all = snap.num_nodes
+        diagnosis = Diagnosis()
+        pre_res, st, with_nodes = fwk.run_pre_filter(state, pod, snap)
+        if not st.is_success():
+            if not st.is_rejected():
+                raise PluginError(st.message())
+            diagnosis.node_to_status.absent = st
+            diagnosis.pre_filter_msg = st.message()
+            diagnosis.add_plugin_status(st)
+            return CycleResult(np.zeros(0, dtype=np.int64), diagnosis)
+
+        nnn = pod.status.nominated_node_name
+        if nnn and not exhaustive and nnn in table.index:
+            ni = snap.get(nnn)
+            if ni is not None:
+                nst = fwk.run_filter_with_nominated(state, pod, ni)
+                if nst.code == Code.ERROR:
+                    raise PluginError(nst.message())
+                if nst.is_success():
+                    return CycleResult(np.array([table.index[nnn]]), diagnosis,
+                                       nominated_fast_path=True)
+                diagnosis.node_to_status.set(nnn, nst)
+                diagnosis.add_plugin_status(nst)
+
+        if pre_res.all_nodes():
+            nodes = np.arange(n_all)
+        else:
+            names = pre_res.node_names or set()
+            nodes = np.array(sorted(table.index[n] for n in names if n in table.index),
+                             dtype=np.int64)
+            diagnosis.node_to_status.absent = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                (f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}]",))
+        if len(nodes) == 0:
+            return CycleResult(nodes, diagnosis)
+
+        if exhaustive:
+            to_find, start = len(nodes), 0
+        else:
+            to_find = num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, len(nodes))
+            if not fwk.has_score():
+                to_find = 1
+            start = self.next_start_node_index % len(nodes)
+        order = np.concatenate([nodes[start:], nodes[:start]]) if start else nodes
+        feasible = self._filter_in_order(fwk, state, pod, order, to_find, diagnosis)
+        if not exhaustive:
+            processed = len(feasible) + len(diagnosis.node_to_status)
+            self.next_start_node_index = (self.next_start_node_index + processed) % n_all
+        return CycleResult(feasible, diagnosis)
+
+    def _filter_in_order(self, fwk: Framework, state: CycleState, pod: Pod,
+                         order: np.ndarray, to_find: int, diagnosis: Diagnosis) -> np.ndarray:
+        """Nodes of ``order`` that pass every filter, stopping after ``to_find``; failures
+        of the nodes passed on the way are recorded, as a sequential upstream scan would."""
+        snap = self.snapshot
+        names = snap.table.names
+        nominated = self._nominated_rows(pod)
+        batch_all = all(hasattr(p, "filter_batch") for p in fwk.filter
+                        if p.name not in state.skip_filter)
+        chunk = len(order) if batch_all else max(to_find, 64)
+        found: list[np.ndarray] = []
+        n_found = 0
+        for lo in range(0, len(order), chunk):
+            sub = order[lo: lo + chunk]
+            out = fwk.filter_batch(state, pod, snap, sub)
+            codes = out.codes
+            overrides: dict[int, Status] = {}
+            if nominated:
+                # nodes with nominated pods get upstream's two passes, per node
+                codes = codes.copy()
+                for k in np.flatnonzero(np.isin(sub, list(nominated))).tolist():
+                    st = fwk.run_filter_with_nominated(state, pod, snap.node_infos[int(sub[k])])
+                    if st.code == Code.ERROR:
+                        raise PluginError(st.message())
+                    codes[k] = st.code
+                    if not st.is_success():
+                        overrides[k] = st
+            ok = codes == 0
+            need = to_find - n_found
+            cum = np.cumsum(ok)
+            cut = len(sub)
+            if len(cum) and cum[-1] >= need:
+                cut = int(np.searchsorted(cum, need)) + 1
+            for k in np.flatnonzero(~ok[:cut]).tolist():
+                st = overrides.get(k) or out.status_at(k, fwk.filter_names)
+                diagnosis.node_to_status.set(names[int(sub[k])], st)
+                diagnosis.add_plugin_status(st)
+            hit = sub[:cut][ok[:cut]]
+            found.append(hit)
+            n_found += len(hit)
+            if n_found >= to_find:
+                break
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+    def _nominated_rows(self, pod: Pod) -> set[int]:
+        """Rows of nodes that have nominated pods of at least ``pod``'s priority."""
+        rows: set[int] = set()
+        index = self.snapshot.table.index
+        for node_name, pods in self.queue.nominated_pods_by_node().items():
+            if node_name in index and any(
+                    p.priority >= pod.priority and p.uid != pod.uid for p in pods):
+                rows.add(index[node_name])
+        return rows
+
+    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
+                         feasible: np.ndarray) -> ScoreOutcome:
+        snap = self.snapshot
+        nodes = NodeList([snap.node_infos[int(i)] for i in feasible], feasible)
+        if not fwk.has_score():
+            ones = np.ones(len(feasible), dtype=np.int64)
+            return ScoreOutcome([], np.zeros((0, len(feasible)), dtype=np.int64),
+                                np.zeros(0, dtype=np.int64), ones)
+        fwk.run_pre_score(state, pod, nodes)
+        return fwk.run_score(state, pod, snap, feasible)
+
+    def select_host(self, feasible: np.ndarray, totals: np.ndarray) -> str:
+        top = np.flatnonzero(totals == totals.max())
+        pick = int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
+        return self.snapshot.table.names[int(feasible[pick])]
+
+
+class NoNodesAvailable(Exception):
+    pass
+
+
+def node_update_events(old: Node, new: Node) -> list[ev.ClusterEvent]:
+    """The Node update events upstream derives from what changed."""
+    from kubesched.framework.events import ActionType, ClusterEvent, Resource
+
+    out = []
+    if old.status.allocatable != new.status.allocatable:
+        out.append(ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_ALLOCATABLE,
+                                "NodeAllocatableChange"))
+    if old.metadata.labels != new.metadata.labels:
+        out.append(ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_LABEL, "NodeLabelChange"))
+    if old.spec.taints != new.spec.taints or old.spec.unschedulable != new.spec.unschedulable:
+        out.append(ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_TAINT, "NodeTaintChange"))
+    if old.metadata.annotations != new.metadata.annotations:
+        out.append(ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_ANNOTATION,
+                                "NodeAnnotationChange"))
+    return out
