@@ -1,0 +1,468 @@
+"""KubeSchedulerConfiguration v1: defaults, merging, loading, validation (upstream v1.35)."""
+
+from __future__ import annotations
+
+import glob
+import os
+from typing import Any
+
+import pytest
+
+from kubesched.config import (
+    API_VERSION,
+    DEFAULT_MULTI_POINT,
+    KIND,
+    PluginRef,
+    PluginSet,
+    default_config,
+    load_config,
+    load_config_file,
+    merge_plugin_set,
+)
+from kubesched.errors import InputError
+
+GOLDEN_CONFIG_DIR = "/work/shared/golden/explain-config"
+
+
+def doc(**fields: Any) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "kind": KIND, **fields}
+
+
+def one_profile(**profile: Any) -> dict[str, Any]:
+    return doc(profiles=[profile])
+
+
+def refs(*items: str | tuple[str, int]) -> list[PluginRef]:
+    out = []
+    for it in items:
+        out.append(PluginRef(it, 0) if isinstance(it, str) else PluginRef(*it))
+    return out
+
+
+def expect_error(d: dict[str, Any], field: str, *words: str) -> InputError:
+    with pytest.raises(InputError) as ei:
+        load_config(d, source="sched.yaml")
+    err = ei.value
+    assert err.field == field, str(err)
+    text = str(err)
+    assert "sched.yaml" in text
+    assert f"field {field}" in text
+    for w in words:
+        assert w in text, text
+    return err
+
+
+# ------------------------------------------------------------------ defaults
+
+
+def test_default_config_top_level() -> None:
+    c = default_config()
+    assert c.parallelism == 16
+    assert c.percentage_of_nodes_to_score == 0
+    assert c.pod_initial_backoff_seconds == 1
+    assert c.pod_max_backoff_seconds == 10
+    assert c.extenders == []
+    assert c.enable_profiling is True and c.enable_contention_profiling is True
+    assert c.leader_election == {
+        "leaderElect": True,
+        "leaseDuration": "15s",
+        "renewDeadline": "10s",
+        "retryPeriod": "2s",
+        "resourceLock": "leases",
+        "resourceName": "kube-scheduler",
+        "resourceNamespace": "kube-system",
+    }
+    assert c.client_connection["qps"] == 50.0
+    assert c.client_connection["burst"] == 100
+    assert c.client_connection["contentType"] == "application/vnd.kubernetes.protobuf"
+
+
+def test_default_profile_plugins_order_and_weights() -> None:
+    c = default_config()
+    assert len(c.profiles) == 1
+    p = c.profiles[0]
+    assert p.scheduler_name == "default-scheduler"
+    assert p.percentage_of_nodes_to_score is None
+    assert [(r.name, r.weight) for r in p.plugins.multi_point.enabled] == [
+        ("SchedulingGates", 0),
+        ("PrioritySort", 0),
+        ("NodeUnschedulable", 0),
+        ("NodeName", 0),
+        ("TaintToleration", 3),
+        ("NodeAffinity", 2),
+        ("NodePorts", 0),
+        ("NodeResourcesFit", 1),
+        ("VolumeRestrictions", 0),
+        ("NodeVolumeLimits", 0),
+        ("VolumeBinding", 0),
+        ("VolumeZone", 0),
+        ("PodTopologySpread", 2),
+        ("InterPodAffinity", 2),
+        ("DefaultPreemption", 0),
+        ("NodeResourcesBalancedAllocation", 1),
+        ("ImageLocality", 1),
+        ("DefaultBinder", 0),
+    ]
+    assert list(DEFAULT_MULTI_POINT) == [(r.name, r.weight) for r in p.plugins.multi_point.enabled]
+    assert "DynamicResources" not in p.plugins.enabled_names()  # DRA: not implemented
+    for name, ps in p.plugins.items():
+        if name != "multiPoint":
+            assert ps == PluginSet(), name
+
+
+def test_default_plugin_args() -> None:
+    pc = default_config().profiles[0].plugin_config
+    assert sorted(pc) == [
+        "DefaultPreemption",
+        "InterPodAffinity",
+        "NodeAffinity",
+        "NodeResourcesBalancedAllocation",
+        "NodeResourcesFit",
+        "PodTopologySpread",
+        "VolumeBinding",
+    ]
+    assert list(pc) == sorted(pc)  # upstream appends defaults in sorted name order
+    assert pc["DefaultPreemption"] == {"minCandidateNodesPercentage": 10,
+                                       "minCandidateNodesAbsolute": 100}
+    assert pc["InterPodAffinity"] == {"hardPodAffinityWeight": 1,
+                                      "ignorePreferredTermsOfExistingPods": False}
+    assert pc["NodeAffinity"] == {"addedAffinity": None}
+    assert pc["NodeResourcesBalancedAllocation"] == {
+        "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
+    assert pc["NodeResourcesFit"] == {
+        "ignoredResources": [],
+        "ignoredResourceGroups": [],
+        "scoringStrategy": {
+            "type": "LeastAllocated",
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+            "requestedToCapacityRatio": None,
+        },
+    }
+    assert pc["PodTopologySpread"] == {"defaultConstraints": [], "defaultingType": "System"}
+    assert pc["VolumeBinding"] == {"bindTimeoutSeconds": 600, "shape": None}
+
+
+def test_default_args_are_independent_copies() -> None:
+    a = default_config().profiles[0].plugin_config
+    a["NodeResourcesFit"]["scoringStrategy"]["resources"][0]["weight"] = 7
+    b = default_config().profiles[0].plugin_config
+    assert b["NodeResourcesFit"]["scoringStrategy"]["resources"][0]["weight"] == 1
+
+
+def test_args_only_for_plugins_enabled_in_profile() -> None:
+    c = load_config(one_profile(plugins={"multiPoint": {"disabled": [{"name": "*"}],
+                                                        "enabled": [{"name": "PrioritySort"},
+                                                                    {"name": "DefaultBinder"},
+                                                                    {"name": "NodeAffinity"}]}}))
+    assert list(c.profiles[0].plugin_config) == ["NodeAffinity"]
+    # Enabled at a single point only still counts.
+    c = load_config(one_profile(plugins={
+        "multiPoint": {"disabled": [{"name": "*"}]},
+        "score": {"enabled": [{"name": "InterPodAffinity"}]},
+    }))
+    assert list(c.profiles[0].plugin_config) == ["InterPodAffinity"]
+
+
+def test_disabling_at_one_point_keeps_args() -> None:
+    c = load_config(one_profile(plugins={"score": {"disabled": [{"name": "NodeResourcesFit"}]}}))
+    assert "NodeResourcesFit" in c.profiles[0].plugin_config
+
+
+# ------------------------------------------------------------------ mergePluginSet
+
+
+def test_merge_replaces_default_in_place() -> None:
+    default = PluginSet(enabled=refs("A", ("B", 2), "C"))
+    custom = PluginSet(enabled=refs(("B", 5), "X"))
+    merged = merge_plugin_set(default, custom)
+    assert merged.enabled == refs("A", ("B", 5), "C", "X")
+    assert merged.disabled == []
+
+
+def test_merge_disabled_names_and_star() -> None:
+    default = PluginSet(enabled=refs("A", "B", "C"))
+    merged = merge_plugin_set(default, PluginSet(enabled=refs("X"), disabled=refs("B")))
+    assert merged.enabled == refs("A", "C", "X")
+    assert merged.disabled == refs("B")
+    merged = merge_plugin_set(default, PluginSet(enabled=refs("B", "X"), disabled=refs("*")))
+    assert merged.enabled == refs("B", "X")  # "*" drops every default; custom ones stay
+    assert merged.disabled == refs("*")
+
+
+def test_merge_enabled_and_disabled_same_name_goes_last() -> None:
+    # Disabled removes the default; enabled re-adds it after the defaults (enabled wins).
+    merged = merge_plugin_set(PluginSet(enabled=refs("A", "B", "C")),
+                              PluginSet(enabled=refs(("A", 4)), disabled=refs("A")))
+    assert merged.enabled == refs("B", "C", ("A", 4))
+
+
+def test_merge_keeps_default_disabled_and_duplicates() -> None:
+    merged = merge_plugin_set(PluginSet(enabled=refs("A"), disabled=refs("Z")),
+                              PluginSet(enabled=refs("A", "A"), disabled=refs("Y")))
+    assert merged.disabled == refs("Y", "Z")
+    # the last duplicate replaces the default in place, the first is appended
+    assert merged.enabled == refs("A", "A")
+
+
+def test_user_weight_replaces_default_multipoint_weight_in_place() -> None:
+    c = load_config(one_profile(plugins={"multiPoint": {"enabled": [
+        {"name": "ImageLocality", "weight": 7}, {"name": "MyPlugin", "weight": 4}]}}))
+    mp = c.profiles[0].plugins.multi_point.enabled
+    names = [r.name for r in mp]
+    assert names.index("ImageLocality") == 16
+    assert mp[16] == PluginRef("ImageLocality", 7)
+    assert mp[-1] == PluginRef("MyPlugin", 4)
+    assert len(mp) == 19
+
+
+def test_multipoint_disable_one_default() -> None:
+    c = load_config(one_profile(plugins={"multiPoint": {"disabled": [{"name": "ImageLocality"}]}}))
+    names = c.profiles[0].plugins.multi_point.enabled_names()
+    assert "ImageLocality" not in names and len(names) == 17
+
+
+def test_score_set_kept_as_given() -> None:
+    c = load_config(one_profile(plugins={"score": {
+        "enabled": [{"name": "InterPodAffinity", "weight": 8}, {"name": "NodeAffinity"}],
+        "disabled": [{"name": "NodeResourcesBalancedAllocation"}]}}))
+    score = c.profiles[0].plugins.score
+    assert score.enabled == refs(("InterPodAffinity", 8), "NodeAffinity")
+    assert score.disabled == refs("NodeResourcesBalancedAllocation")
+    assert len(c.profiles[0].plugins.multi_point.enabled) == 18
+
+
+# ------------------------------------------------------------------ profiles
+
+
+def test_percentage_global_and_per_profile() -> None:
+    c = load_config(doc(percentageOfNodesToScore=30, profiles=[
+        {"schedulerName": "a"}, {"schedulerName": "b", "percentageOfNodesToScore": 70}]))
+    assert c.percentage_of_nodes_to_score == 30
+    a, b = c.profiles
+    assert a.percentage_of_nodes_to_score is None
+    assert b.percentage_of_nodes_to_score == 70
+    assert c.profile_percentage(a) == 30
+    assert c.profile_percentage(b) == 70
+    assert c.profile("b") is b and c.profile("zzz") is None
+    c = load_config(one_profile(percentageOfNodesToScore=0))
+    assert c.profiles[0].percentage_of_nodes_to_score == 0
+
+
+def test_only_single_profile_gets_default_name() -> None:
+    c = load_config(doc(profiles=[{}]))
+    assert c.profiles[0].scheduler_name == "default-scheduler"
+    expect_error(doc(profiles=[{"schedulerName": "a"}, {}]), "profiles[1].schedulerName",
+                 "required")
+    expect_error(one_profile(schedulerName=""), "profiles[0].schedulerName", "required")
+
+
+def test_duplicate_scheduler_name() -> None:
+    expect_error(doc(profiles=[{"schedulerName": "a"}, {"schedulerName": "a"}]),
+                 "profiles[1].schedulerName", "duplicate")
+
+
+def test_two_profiles_each_get_defaults() -> None:
+    c = load_config(doc(profiles=[{"schedulerName": "a"},
+                                  {"schedulerName": "b",
+                                   "plugins": {"score": {"disabled": [{"name": "*"}]}}}]))
+    assert [p.scheduler_name for p in c.profiles] == ["a", "b"]
+    assert c.profiles[1].plugins.score.disabled == refs("*")
+    assert c.profiles[0].plugin_config == c.profiles[1].plugin_config
+
+
+def test_queue_sort_must_match_across_profiles() -> None:
+    expect_error(doc(profiles=[
+        {"schedulerName": "a"},
+        {"schedulerName": "b", "plugins": {"queueSort": {"enabled": [{"name": "Other"}],
+                                                         "disabled": [{"name": "*"}]}}},
+    ]), "profiles[1].plugins.queueSort", "must be the same for all profiles")
+
+
+# ------------------------------------------------------------------ top-level validation
+
+
+@pytest.mark.parametrize(("fields", "path", "words"), [
+    ({"percentageOfNodesToScore": 101}, "percentageOfNodesToScore", ["[0-100]", "101"]),
+    ({"percentageOfNodesToScore": -1}, "percentageOfNodesToScore", ["[0-100]"]),
+    ({"parallelism": 0}, "parallelism", ["greater than zero"]),
+    ({"podInitialBackoffSeconds": 0}, "podInitialBackoffSeconds", ["greater than 0"]),
+    ({"podInitialBackoffSeconds": 5, "podMaxBackoffSeconds": 4}, "podMaxBackoffSeconds",
+     ["greater than or equal to PodInitialBackoffSeconds"]),
+    ({"profiles": [{"percentageOfNodesToScore": 150}]}, "profiles[0].percentageOfNodesToScore",
+     ["[0-100]", "150"]),
+    ({"leaderElection": {"resourceLock": "endpoints"}}, "leaderElection.resourceLock",
+     ['"leases"']),
+    ({"leaderElection": {"leaseDuration": "5s"}}, "leaderElection.leaseDuration",
+     ["greater than RenewDeadline"]),
+    ({"clientConnection": {"burst": -1}}, "clientConnection.burst", ["non-negative"]),
+    ({"extenders": [{"urlPrefix": "http://x", "prioritizeVerb": "p"}]}, "extenders[0].weight",
+     ["positive weight"]),
+])
+def test_top_level_validation(fields: dict[str, Any], path: str, words: list[str]) -> None:
+    expect_error(doc(**fields), path, *words)
+
+
+def test_backoff_values_accepted() -> None:
+    c = load_config(doc(podInitialBackoffSeconds=2, podMaxBackoffSeconds=2, parallelism=4))
+    assert (c.pod_initial_backoff_seconds, c.pod_max_backoff_seconds, c.parallelism) == (2, 2, 4)
+
+
+def test_leader_election_not_validated_when_disabled() -> None:
+    c = load_config(doc(leaderElection={"leaderElect": False, "resourceLock": "endpoints"}))
+    assert c.leader_election["leaderElect"] is False
+    assert c.leader_election["resourceLock"] == "endpoints"
+
+
+def test_zero_durations_and_qps_are_defaulted() -> None:
+    c = load_config(doc(leaderElection={"leaseDuration": "0s"}, clientConnection={"qps": 0}))
+    assert c.leader_election["leaseDuration"] == "15s"
+    assert c.client_connection["qps"] == 50.0
+
+
+def test_several_errors_are_all_mentioned() -> None:
+    err = expect_error(doc(parallelism=0, percentageOfNodesToScore=200), "parallelism")
+    assert "1 more" in str(err) and "percentageOfNodesToScore" in str(err)
+
+
+def test_removed_plugins_are_invalid() -> None:
+    expect_error(one_profile(plugins={"filter": {"enabled": [{"name": "EBSLimits"}]}}),
+                 "profiles[0].plugins.filter.enabled[0]", "was invalid in version")
+    expect_error(one_profile(pluginConfig=[{"name": "GCEPDLimits", "args": {}}]),
+                 "profiles[0].pluginConfig[0]", "was invalid in version")
+
+
+def test_duplicate_plugin_config() -> None:
+    expect_error(one_profile(pluginConfig=[{"name": "InterPodAffinity", "args": {}},
+                                           {"name": "InterPodAffinity", "args": {}}]),
+                 "profiles[0].pluginConfig[1]", "duplicate")
+
+
+# ------------------------------------------------------------------ strict decoding
+
+
+@pytest.mark.parametrize(("d", "path"), [
+    (doc(foo=1), "foo"),
+    (doc(profiles=[{"schedulerName": "x", "pluginsX": {}}]), "profiles[0].pluginsX"),
+    (doc(profiles=[{"plugins": {"scoreX": {}}}]), "profiles[0].plugins.scoreX"),
+    (doc(profiles=[{"plugins": {"score": {"enabled": [{"name": "A", "wieght": 1}]}}}]),
+     "profiles[0].plugins.score.enabled[0].wieght"),
+    (doc(leaderElection={"leaderElection": True}), "leaderElection.leaderElection"),
+    (doc(Parallelism=3), "Parallelism"),  # field names are case-sensitive
+])
+def test_unknown_fields(d: dict[str, Any], path: str) -> None:
+    expect_error(d, path, "unknown field")
+
+
+@pytest.mark.parametrize(("d", "path"), [
+    (doc(parallelism="16"), "parallelism"),
+    (doc(parallelism=1.5), "parallelism"),
+    (doc(parallelism=True), "parallelism"),
+    (doc(parallelism=1 << 31), "parallelism"),
+    (doc(profiles={}), "profiles"),
+    (doc(profiles=[{"plugins": {"score": {"enabled": [{"name": "A", "weight": "3"}]}}}]),
+     "profiles[0].plugins.score.enabled[0].weight"),
+    (doc(leaderElection={"leaseDuration": "15 seconds"}), "leaderElection.leaseDuration"),
+])
+def test_wrong_types(d: dict[str, Any], path: str) -> None:
+    expect_error(d, path)
+
+
+def test_integral_float_accepted() -> None:
+    assert load_config(doc(parallelism=8.0)).parallelism == 8
+
+
+def test_api_version_and_kind() -> None:
+    with pytest.raises(InputError, match="apiVersion"):
+        load_config({"apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": KIND})
+    with pytest.raises(InputError, match="kind"):
+        load_config({"apiVersion": API_VERSION, "kind": "Pod"})
+    with pytest.raises(InputError):
+        load_config(["not", "a", "mapping"])  # type: ignore[arg-type]
+
+
+def test_nulls_mean_unset() -> None:
+    c = load_config(doc(parallelism=None, profiles=[{"schedulerName": None, "plugins": None}]))
+    assert c.parallelism == 16
+    assert c.profiles[0].scheduler_name == "default-scheduler"
+
+
+# ------------------------------------------------------------------ files
+
+
+def test_load_config_file_yaml(tmp_path: Any) -> None:
+    p = tmp_path / "c.yaml"
+    p.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "percentageOfNodesToScore: 50\n"
+        "profiles:\n"
+        "- schedulerName: my\n"
+        "  pluginConfig:\n"
+        "  - name: NodeResourcesFit\n"
+        "    args:\n"
+        "      scoringStrategy:\n"
+        "        type: MostAllocated\n")
+    c = load_config_file(p)
+    assert c.percentage_of_nodes_to_score == 50
+    ss = c.profiles[0].plugin_config["NodeResourcesFit"]["scoringStrategy"]
+    assert ss == {"type": "MostAllocated",
+                  "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+                  "requestedToCapacityRatio": None}
+
+
+def test_load_config_file_picks_config_from_scenario(tmp_path: Any) -> None:
+    p = tmp_path / "scenario.yaml"
+    p.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "parallelism: 3\n")
+    assert load_config_file(p).parallelism == 3
+
+
+def test_load_config_file_errors(tmp_path: Any) -> None:
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(InputError, match="cannot read"):
+        load_config_file(missing)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: [unclosed\n")
+    with pytest.raises(InputError, match="invalid YAML") as ei:
+        load_config_file(bad)
+    assert "bad.yaml" in str(ei.value)
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                   "parallelism: 2\nparallelism: 3\n")
+    with pytest.raises(InputError, match="duplicate key"):
+        load_config_file(dup)
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                       "kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: a\n"
+                       "  pluginConfig:\n  - name: InterPodAffinity\n"
+                       "    args: {hardPodAffinityWeight: 1, bogus: 2}\n")
+    with pytest.raises(InputError) as ei:
+        load_config_file(unknown)
+    assert ei.value.field == "profiles[0].pluginConfig[0].args.bogus"
+    assert "unknown.yaml" in str(ei.value)
+
+
+def _golden_config_files() -> list[str]:
+    if not os.path.isdir(GOLDEN_CONFIG_DIR):
+        return []
+    return sorted(glob.glob(os.path.join(GOLDEN_CONFIG_DIR, "*.yaml")))
+
+
+@pytest.mark.skipif(not _golden_config_files(), reason="golden explain-config cases not present")
+def test_golden_explain_config_documents_load() -> None:
+    import yaml
+
+    n = 0
+    for path in _golden_config_files():
+        with open(path, encoding="utf-8") as f:
+            docs = [d for d in yaml.safe_load_all(f) if isinstance(d, dict)]
+        for d in docs:
+            if d.get("kind") == KIND:
+                cfg = load_config(d, source=path)
+                assert cfg.profiles, path
+                n += 1
+        if any(d.get("kind") == KIND for d in docs):
+            assert load_config_file(path).profiles
+    assert n > 0
