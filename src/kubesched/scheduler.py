@@ -36,6 +36,7 @@ from kubesched.framework.types import (
     ScheduleResult,
 )
 from kubesched.queue import SchedulingQueue
+from kubesched.queue.cluster_events import le_priority_pre_check, pod_scheduling_properties_change
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +123,12 @@ class Scheduler:
         self.cache.remove_node(node)
         self.queue.move_all_to_active_or_backoff(ev.NODE_DELETE, node, None)
 
+    # With queueing hints on (v1.35's default) every assigned-pod event goes through the
+    # hints of all unschedulable pods.
     def on_pod_add(self, pod: Pod) -> None:
         if pod.spec.node_name:
             self.cache.add_pod(pod)
-            self.queue.assigned_pod_added(pod)
+            self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_ADD, None, pod)
         elif self.responsible_for(pod):
             self.pending[pod.uid] = pod
             self.queue.add(pod)
@@ -134,15 +137,20 @@ class Scheduler:
         if new.spec.node_name:
             if old.spec.node_name:
                 self.cache.update_pod(old, new)
-                self.queue.assigned_pod_updated(old, new, ev.ASSIGNED_POD_UPDATE)
+                for event in pod_scheduling_properties_change(new, old):
+                    self.queue.move_all_to_active_or_backoff(event, old, new)
                 return
             # just bound: leaves the unscheduled side, joins the assigned side
             if self.pending.pop(new.uid, None) is not None:
                 self.queue.delete(old)
-            self.cache.add_pod(new)
-            self.queue.assigned_pod_added(new)
+            self.on_pod_add(new)
         elif self.responsible_for(new):
             self.pending[new.uid] = new
+            nnn = old.status.nominated_node_name
+            if nnn and nnn != new.status.nominated_node_name:
+                # the room held for it may now serve pods of lower or equal priority
+                self.queue.move_all_to_active_or_backoff(
+                    ev.ASSIGNED_POD_DELETE, old, None, le_priority_pre_check(old.priority))
             if self.cache.is_assumed(new):
                 return
             self.queue.update(old, new)
@@ -155,6 +163,9 @@ class Scheduler:
         else:
             self.pending.pop(pod.uid, None)
             self.queue.delete(pod)
+            if pod.status.nominated_node_name:
+                self.queue.move_all_to_active_or_backoff(
+                    ev.ASSIGNED_POD_DELETE, pod, None, le_priority_pre_check(pod.priority))
 
     # ------------------------------------------------------------------ schedule_one
 
@@ -274,6 +285,7 @@ class Scheduler:
                 qpi.unschedulable_plugins = {status.plugin}
         current = self.pending.get(pod.uid)
         if current is not None and not current.spec.node_name:
+            qpi.pod = current
             self.queue.add_unschedulable_if_not_present(qpi, cycle)
             self.queue.add_nominated_pod(current, nominated)
         else:

@@ -14,7 +14,8 @@ def _diag(statuses: dict[str, Status], **kw) -> Diagnosis:
 
 def test_prefilter_message_wins():
     d = _diag({}, pre_filter_msg="Node(s) failed PreFilter plugin FalsePreFilter")
-    d.node_to_status.absent = Status(Code.UNSCHEDULABLE, ("Node(s) failed PreFilter plugin FalsePreFilter",))
+    d.node_to_status.absent = Status(
+        Code.UNSCHEDULABLE, ("Node(s) failed PreFilter plugin FalsePreFilter",))
     assert fit_error_message(3, d) == (
         "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter.")
 

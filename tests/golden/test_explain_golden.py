@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -27,9 +29,31 @@ CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
 PENDING_PLUGINS = {"VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"}
 
 
+# The verdicts come from v1.30.6; v1.35 no longer names the taint in TaintToleration's
+# reason (kubernetes#134740), so upstream's older wording is brought to v1.35's here.
+_OLD_TAINT = re.compile(r"node\(s\) had untolerated taint \{[^}]*\}")
+V135_TAINT = "node(s) had untolerated taint(s)"
+
+
+def _v135_message(msg: str | None) -> str | None:
+    """Rewrite a v1.30 FitError message with v1.35's taint reason, recounted and re-sorted."""
+    if msg is None or not _OLD_TAINT.search(msg):
+        return msg
+    head, body = msg.split(": ", 1)
+    counts: Counter[str] = Counter()
+    for item in body.rstrip(".").split(", "):
+        n, reason = item.split(" ", 1)
+        counts[_OLD_TAINT.sub(V135_TAINT, reason)] += int(n)
+    return f"{head}: " + ", ".join(sorted(f"{c} {r}" for r, c in counts.items())) + "."
+
+
 def _upstream(path: Path) -> dict:
-    return json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())[
+    verdict = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())[
         "results"][0]
+    verdict["filtered"] = {n: _OLD_TAINT.sub(V135_TAINT, r)
+                           for n, r in verdict.get("filtered", {}).items()}
+    verdict["error"] = _v135_message(verdict.get("error"))
+    return verdict
 
 
 def _decided_by(verdict: dict) -> set[str]:

@@ -36,7 +36,6 @@ import numpy as np
 from kubesched.api.types import (
     LabelSelector,
     Node,
-    NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
     PreferredSchedulingTerm,
@@ -62,7 +61,12 @@ FIELD_SELECTOR_OPERATORS = (IN, NOT_IN)
 
 
 class SelectorError(ValueError):
-    """A selector that does not parse (upstream's selector parse / validation errors)."""
+    """A selector that does not parse (upstream's selector parse / validation errors).
+    ``errors`` are the individual field errors; the message aggregates them as Go does."""
+
+    def __init__(self, errors: list[str] | str) -> None:
+        self.errors = [errors] if isinstance(errors, str) else list(errors)
+        super().__init__(_aggregate(self.errors))
 
 
 # ---------------------------------------------------------------- validation (apimachinery)
@@ -72,7 +76,8 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QNAME_RE = re.compile(_QNAME_FMT)
 _LABEL_VALUE_RE = re.compile(f"({_QNAME_FMT})?")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_RE = re.compile(rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*")
 
 
 def parse_int64(text: str) -> int | None:
@@ -223,10 +228,9 @@ def new_requirement(key: str, op: str, values: Iterable[str], path: str = "") ->
     for i, v in enumerate(vals):
         verrs = label_value_errors(v)
         if verrs:
-            errs.append(_invalid(f"{vpath}[{key}]" if not path else f"{vpath}[{i}][{key}]", v,
-                                 "; ".join(verrs)))
+            errs.append(_invalid(f"{vpath}[{i}][{key}]", v, "; ".join(verrs)))
     if errs:
-        raise SelectorError(_aggregate(errs))
+        raise SelectorError(errs)
     return Requirement(key, op, frozenset(vals), bound)
 
 
@@ -392,7 +396,7 @@ def _compile_term(term: NodeSelectorTerm, path: str) -> CompiledTerm:
             try:
                 reqs.append(new_requirement(e.key, e.operator, e.values, ep))
             except SelectorError as err:
-                errs.append(str(err))
+                errs.extend(err.errors)
         labels = Selector(reqs)
     if term.match_fields:
         p = _join(path, "matchFields")
@@ -472,7 +476,7 @@ def new_node_selector(terms: tuple[NodeSelectorTerm, ...]) -> CompiledNodeSelect
     ns = compile_node_selector(terms)
     errs = ns.errors
     if errs:
-        raise SelectorError(_aggregate(errs))
+        raise SelectorError(errs)
     return ns
 
 
@@ -515,7 +519,7 @@ def compile_preferred_terms(terms: tuple[PreferredSchedulingTerm, ...]) -> Prefe
         else:
             parsed.append((ct, t.weight))
     if errs:
-        raise SelectorError(_aggregate(errs))
+        raise SelectorError(errs)
     return PreferredTerms(tuple(parsed))
 
 
@@ -571,12 +575,6 @@ def pod_matches_node_selector_and_affinity(pod: Pod, node: Node | None) -> bool:
     """Does the node satisfy the pod's nodeSelector and required node affinity (parse errors
     ignored, as the NodeAffinity filter and PodTopologySpread's Honor policy do)?"""
     return get_required_node_affinity(pod).matches(node)
-
-
-def node_selector_requirement(key: str, operator: str,
-                              *values: str) -> NodeSelectorRequirement:
-    """Shorthand for building a NodeSelectorRequirement."""
-    return NodeSelectorRequirement(key, operator, tuple(values))
 
 
 # ---------------------------------------------------------------- column factorization

@@ -49,24 +49,6 @@ class ClusterEvent:
     action: ActionType
     label: str = ""
 
-    def is_wildcard(self) -> bool:
-        return self.resource == Resource.WILDCARD and self.action == ActionType.ALL
-
-    def matches(self, incoming: ClusterEvent) -> bool:
-        """Does this registered event cover ``incoming`` (upstream MatchClusterEvents)?"""
-        if self.is_wildcard():
-            return True
-        if self.resource == Resource.WILDCARD:
-            return bool(self.action & incoming.action)
-        if self.resource == Resource.POD:
-            same = incoming.resource in (
-                Resource.POD, Resource.ASSIGNED_POD, Resource.UNSCHEDULED_POD)
-        elif incoming.resource == Resource.POD:
-            same = self.resource in (Resource.ASSIGNED_POD, Resource.UNSCHEDULED_POD)
-        else:
-            same = self.resource == incoming.resource
-        return same and bool(self.action & incoming.action)
-
     def __str__(self) -> str:
         return self.label or f"{self.resource}{self.action.name}"
 

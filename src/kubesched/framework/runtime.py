@@ -16,7 +16,7 @@ import numpy as np
 from kubesched.api.types import Pod
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ClusterEventWithHint
+from kubesched.framework.events import WILDCARD, ClusterEventWithHint
 from kubesched.framework.handle import Handle
 from kubesched.framework.interface import (
     MAX_NODE_SCORE,
@@ -46,7 +46,7 @@ from kubesched.framework.types import NodeToStatus, QueuedPodInfo
 
 log = logging.getLogger(__name__)
 
-NOT_YET_IMPLEMENTED = frozenset({"DefaultPreemption"})
+NOT_YET_IMPLEMENTED = frozenset({"DefaultPreemption", "PodTopologySpread"})
 
 
 @dataclass(slots=True)
@@ -141,8 +141,11 @@ class Framework:
     # ------------------------------------------------------------------ queue
 
     def enqueue_extensions(self) -> dict[str, list[ClusterEventWithHint]]:
-        return {name: p.events_to_register() for name, p in self.plugins.items()
-                if isinstance(p, EnqueueExtensions)}
+        """Each plugin's events; a plugin that registers none is interested in every event
+        (upstream's backward-compatible default)."""
+        return {name: (p.events_to_register() if isinstance(p, EnqueueExtensions)
+                       else [ClusterEventWithHint(WILDCARD)])
+                for name, p in self.plugins.items()}
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         for p in self.pre_enqueue:

@@ -1,0 +1,155 @@
+"""ImageLocality (upstream ``plugins/imagelocality/image_locality.go``, v1.35).
+
+Score favours nodes that already hold the pod's images (init containers and containers):
+each present image counts ``int64(float64(size) * numNodesWithImage / totalNumNodes)``, the
+sum is clamped to ``[23 MiB, 1000 MiB × #containers]`` and scaled to 0..100 with integer
+division. ``totalNumNodes`` is every node of the snapshot. No NormalizeScore.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kubesched.api.types import Pod
+from kubesched.cache.cache import normalized_image_name
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import MAX_NODE_SCORE, ScorePlugin
+from kubesched.framework.node_info import ImageStateSummary, NodeInfo
+
+if TYPE_CHECKING:
+    from kubesched.framework.handle import Handle
+    from kubesched.framework.snapshot import Snapshot
+
+__all__ = ["ImageLocality", "calculate_priority", "normalized_image_name"]
+
+NAME = "ImageLocality"
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
+    """``scaledImageScore``: the image size scaled by its spread (float64, truncated)."""
+    spread = state.num_nodes / total_num_nodes
+    return int(float(state.size) * spread)
+
+
+def pod_image_names(pod: Pod) -> list[str]:
+    """Normalized images of the init containers, then the containers (duplicates kept, as
+    upstream counts every container)."""
+    return [normalized_image_name(c.image)
+            for c in (*pod.spec.init_containers, *pod.spec.containers)]
+
+
+def sum_image_scores(image_states: dict[str, ImageStateSummary], images: list[str],
+                     total_num_nodes: int) -> int:
+    total = 0
+    for name in images:
+        st = image_states.get(name)
+        if st is not None:
+            total += scaled_image_score(st, total_num_nodes)
+    return total
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """``calculatePriority``: clamp to the thresholds and scale to 0..MaxNodeScore."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    num = MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD)
+    den = max_threshold - MIN_THRESHOLD
+    # Go truncates toward zero; num >= 0, and den < 0 only when num == 0 (no containers).
+    return num // den if den > 0 else 0
+
+
+def calculate_priority_np(sums: np.ndarray, num_containers: int) -> np.ndarray:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    den = max_threshold - MIN_THRESHOLD
+    if den <= 0:
+        return np.zeros(len(sums), dtype=np.int64)
+    clamped = np.clip(sums, MIN_THRESHOLD, max_threshold)
+    return (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // den
+
+
+_image_states = operator.attrgetter("image_states")
+
+
+class ImageIndex:
+    """Which node rows hold which image: for each image name, the rows grouped by their
+    (shared, live) ImageStateSummary. Built from the NodeInfos' ``image_states`` dicts, which
+    the cache replaces (never edits) when a node changes; a row whose dict is no longer the one
+    indexed is scored directly until the index is rebuilt."""
+
+    __slots__ = ("groups", "states")
+
+    def __init__(self, infos: list[NodeInfo]) -> None:
+        self.states: list[dict[str, ImageStateSummary]] = list(map(_image_states, infos))
+        groups: dict[str, dict[int, tuple[ImageStateSummary, list[int]]]] = {}
+        for row, states in enumerate(self.states):
+            for name, summary in states.items():
+                g = groups.setdefault(name, {})
+                entry = g.get(id(summary))
+                if entry is None:
+                    g[id(summary)] = (summary, [row])
+                else:
+                    entry[1].append(row)
+        self.groups: dict[str, list[tuple[ImageStateSummary, np.ndarray]]] = {
+            name: [(summary, np.asarray(rows, dtype=np.int64)) for summary, rows in g.values()]
+            for name, g in groups.items()}
+
+    def stale_rows(self, infos: list[NodeInfo]) -> np.ndarray | None:
+        """Rows whose image_states changed since indexing; None when the rows themselves
+        changed (nodes added, removed or reordered)."""
+        if len(infos) != len(self.states):
+            return None
+        same = np.fromiter(map(operator.is_, self.states, map(_image_states, infos)),
+                           dtype=bool, count=len(infos))
+        return np.flatnonzero(~same)
+
+    def sums(self, images: list[str], total_num_nodes: int, n: int) -> np.ndarray:
+        out = np.zeros(n, dtype=np.int64)
+        for name in images:  # a repeated image counts each time, as upstream
+            for summary, rows in self.groups.get(name, ()):
+                out[rows] += scaled_image_score(summary, total_num_nodes)
+        return out
+
+
+class ImageLocality(ScorePlugin):
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+        super().__init__(args, handle)
+        self._index: ImageIndex | None = None
+
+    def _total_num_nodes(self) -> int:
+        if self.handle is None:
+            raise RuntimeError("ImageLocality needs a handle with the snapshot")
+        return self.handle.snapshot.num_nodes
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        images = pod_image_names(pod)
+        total = self._total_num_nodes()
+        return calculate_priority(sum_image_scores(node_info.image_states, images, total),
+                                  len(images))
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        images = pod_image_names(pod)
+        infos = snapshot.node_infos
+        total = snapshot.num_nodes
+        index = self._index
+        stale = index.stale_rows(infos) if index is not None else None
+        if index is None or stale is None or len(stale) * 8 > len(infos):
+            index = self._index = ImageIndex(infos)
+            stale = None
+        sums = index.sums(images, total, len(infos))
+        if stale is not None and len(stale):
+            for row in stale.tolist():
+                sums[row] = sum_image_scores(infos[row].image_states, images, total)
+        return calculate_priority_np(sums[idx], len(images))

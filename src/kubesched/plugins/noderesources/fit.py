@@ -1,0 +1,358 @@
+"""NodeResourcesFit (upstream ``noderesources/fit.go``, v1.35).
+
+PreFilter computes the pod's request (v1.35 ``PodRequests``: containers, sidecars, init
+maximum, overhead, pod-level resources). Filter rejects a node when
+
+1. ``len(pods) + 1 > allowedPodNumber`` — ``"Too many pods"`` (even for a pod requesting
+   nothing), then for each resource the pod requests (> 0), in the order cpu, memory,
+   ephemeral-storage, scalar resources (sorted by name; Go iterates a map here):
+2. ``request > allocatable − requested`` — ``"Insufficient <resource>"``.
+
+Extended resources named in ``ignoredResources`` or whose domain is in
+``ignoredResourceGroups`` are not checked. The status is Unschedulable with every reason, or
+UnschedulableAndUnresolvable when some failing resource's request exceeds the node's whole
+allocatable (preemption cannot help). DRA-backed extended resources (alpha gate
+DRAExtendedResource, off in v1.35) are not delegated.
+
+Score uses the configured strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
+through ``ResourceAllocationScorer`` with non-zero cpu / memory defaults. No NormalizeScore.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+    Resource,
+)
+from kubesched.framework.handle import Handle
+from kubesched.framework.interface import (
+    BatchStatus,
+    EnqueueExtensions,
+    FilterPlugin,
+    NodeList,
+    PluginError,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.status import Code, Status
+from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
+from kubesched.plugins.noderesources.least_allocated import least_resource_scorer
+from kubesched.plugins.noderesources.most_allocated import most_resource_scorer
+from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
+    parse_shape,
+    requested_to_capacity_ratio_scorer,
+)
+from kubesched.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    parse_resource_specs,
+)
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+
+TOO_MANY_PODS = "Too many pods"
+
+# v1.35 feature gates this plugin reads (defaults).
+ENABLE_IN_PLACE_POD_VERTICAL_SCALING = True  # GA in v1.35
+ENABLE_SCHEDULING_QUEUE_HINT = True
+
+_BASE = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+def insufficient_reason(resource: str) -> str:
+    return f"Insufficient {resource}"
+
+
+def max_resource_request(requests: dict[str, int]) -> dict[str, int]:
+    """``preFilterState.SetMaxResource(PodRequests(pod))``: cpu, memory, ephemeral-storage
+    and the scalar resources of a pod's request (other names are dropped)."""
+    return {name: v for name, v in requests.items()
+            if name in _BASE or is_scalar_resource_name(name)}
+
+
+@dataclass(frozen=True, slots=True)
+class _PreFilterState:
+    """The pod's request: the (resource, quantity) pairs Filter checks, in reason order."""
+
+    checks: tuple[tuple[str, int], ...]
+    reasons: tuple[str, ...]
+
+    def clone(self) -> _PreFilterState:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class _PreScoreState:
+    pod_requests: tuple[int, ...]
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+def _fits_checks(requests: dict[str, int], ignored: frozenset[str],
+                 ignored_groups: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    req = max_resource_request(requests)
+    checks = [(name, req[name]) for name in _BASE if req.get(name, 0) > 0]
+    for name in sorted(n for n in req if n not in _BASE):
+        q = req[name]
+        if q == 0:
+            continue
+        if is_extended_resource_name(name) and (
+                name in ignored or (ignored_groups and name.split("/")[0] in ignored_groups)):
+            continue
+        checks.append((name, q))
+    return tuple(checks)
+
+
+def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int],
+                 requested: dict[str, int], num_pods: int
+                 ) -> tuple[list[str], bool]:
+    """Upstream ``fitsRequest``: (reasons, unresolvable) for one node."""
+    reasons: list[str] = []
+    unresolvable = False
+    if num_pods + 1 > allocatable.get(PODS, 0):
+        reasons.append(TOO_MANY_PODS)
+    for name, q in checks:
+        alloc = allocatable.get(name, 0)
+        if q > alloc - requested.get(name, 0):
+            reasons.append(insufficient_reason(name))
+            if q > alloc:
+                unresolvable = True
+    return reasons, unresolvable
+
+
+class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+        super().__init__(args, handle)
+        a = self.args
+        self.ignored_resources = frozenset(a.get("ignoredResources") or ())
+        self.ignored_resource_groups = frozenset(a.get("ignoredResourceGroups") or ())
+        strategy = a.get("scoringStrategy") or {}
+        self.strategy_type = strategy.get("type") or LEAST_ALLOCATED
+        if "resources" in strategy and strategy["resources"] is not None:
+            resources = parse_resource_specs(strategy["resources"])
+        else:
+            resources = parse_resource_specs(None)
+        self.resources = resources
+        if self.strategy_type == LEAST_ALLOCATED:
+            py, np_ = least_resource_scorer(resources)
+        elif self.strategy_type == MOST_ALLOCATED:
+            py, np_ = most_resource_scorer(resources)
+        elif self.strategy_type == REQUESTED_TO_CAPACITY_RATIO:
+            rtcr = strategy.get("requestedToCapacityRatio") or {}
+            py, np_ = requested_to_capacity_ratio_scorer(resources,
+                                                         parse_shape(rtcr.get("shape")))
+        else:
+            raise ValueError(f"scoring strategy {self.strategy_type} is not supported")
+        self.scorer = ResourceAllocationScorer(self.strategy_type, resources,
+                                               use_requested=False, scorer_py=py, scorer_np=np_)
+
+    # ------------------------------------------------------------------ PreFilter
+
+    def _compute_state(self, pod: Pod) -> _PreFilterState:
+        checks = _fits_checks(pod.requests, self.ignored_resources,
+                              self.ignored_resource_groups)
+        return _PreFilterState(checks, tuple(insufficient_reason(n) for n, _ in checks))
+
+    def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        s = self._compute_state(pod)
+        table = snapshot.table if snapshot is not None else None
+        if table is not None:
+            for name, _ in s.checks:  # make sure every requested resource has a column
+                table.resource_row(name)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def _read_pre_filter(self, state: CycleState) -> _PreFilterState | None:
+        return state.read(PRE_FILTER_STATE_KEY)
+
+    # ------------------------------------------------------------------ Filter
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s = self._read_pre_filter(state)
+        if s is None:
+            return Status(Code.ERROR,
+                          (f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',))
+        reasons, unresolvable = fits_request(s.checks, node_info.allocatable,
+                                             node_info.requested, len(node_info.pods))
+        if not reasons:
+            return None
+        code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
+        return Status(code, tuple(reasons))
+
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                     idx: np.ndarray) -> BatchStatus:
+        s = self._read_pre_filter(state)
+        n = len(idx)
+        if s is None:
+            err = BatchStatus.success(n)
+            err.fail(np.ones(n, dtype=bool), Code.ERROR,
+                     (f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',))
+            return err
+        if n == 0:
+            return BatchStatus.success(0)
+        table = snapshot.table
+        if len(s.checks) > 62:  # more than a bit mask holds: per-node form
+            return self._filter_loop(state, pod, snapshot, idx)
+        rows = [table.resource_row(name) for name, _ in s.checks]
+        alloc, requested = table.alloc, table.requested  # after resource_row (may grow)
+        mask = (table.pod_count[idx] + 1 > table.allowed_pods[idx]).astype(np.int64)
+        unresolvable = np.zeros(n, dtype=bool)
+        for bit, ((_, q), row) in enumerate(zip(s.checks, rows, strict=True), start=1):
+            a = alloc[row, idx]
+            fail = q > a - requested[row, idx]
+            mask |= fail.astype(np.int64) << bit
+            unresolvable |= fail & (q > a)
+        failing = mask != 0
+        out = BatchStatus.success(n)
+        if not failing.any():
+            return out
+        uniq, inverse = np.unique(mask[failing], return_inverse=True)
+        all_reasons = (TOO_MANY_PODS, *s.reasons)
+        out.reasons = [tuple(r for b, r in enumerate(all_reasons) if int(m) >> b & 1)
+                       for m in uniq.tolist()]
+        out.codes[failing] = np.where(unresolvable[failing],
+                                      int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+                                      int(Code.UNSCHEDULABLE))
+        out.reason_ids[failing] = inverse.reshape(-1)
+        return out
+
+    def _filter_loop(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                     idx: np.ndarray) -> BatchStatus:
+        out = BatchStatus.success(len(idx))
+        seen: dict[tuple[str, ...], int] = {}
+        for k, i in enumerate(idx.tolist()):
+            st = self.filter(state, pod, snapshot.node_infos[i])
+            if st is None or st.is_success():
+                continue
+            rid = seen.get(st.reasons)
+            if rid is None:
+                rid = seen[st.reasons] = len(out.reasons)
+                out.reasons.append(st.reasons)
+            out.codes[k] = st.code
+            out.reason_ids[k] = rid
+        return out
+
+    # ------------------------------------------------------------------ PreScore / Score
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.pod_requests(pod)))
+        return None
+
+    def _pod_requests(self, state: CycleState, pod: Pod) -> tuple[int, ...]:
+        if not self.resources:
+            raise PluginError("resources not found")
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return self.scorer.pod_requests(pod)
+        return s.pod_requests
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return self.scorer.score_node(node_info, self._pod_requests(state, pod))
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        return self.scorer.score_table(snapshot.table, idx, self._pod_requests(state, pod))
+
+    # ------------------------------------------------------------------ queueing hints
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        pod_action = ActionType.DELETE
+        if ENABLE_IN_PLACE_POD_VERTICAL_SCALING:
+            pod_action |= ActionType.UPDATE_POD_SCALE_DOWN
+        node_action = (ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+                       | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL)
+        if ENABLE_SCHEDULING_QUEUE_HINT:
+            node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+        return [
+            ClusterEventWithHint(ClusterEvent(Resource.POD, pod_action),
+                                 self.is_schedulable_after_pod_event),
+            ClusterEventWithHint(ClusterEvent(Resource.NODE, node_action),
+                                 self.is_schedulable_after_node_change),
+        ]
+
+    def is_schedulable_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None
+                                       ) -> QueueingHint:
+        if new is None:  # deleted
+            assert old is not None
+            if not old.spec.node_name and not old.status.nominated_node_name:
+                return QueueingHint.SKIP  # an unscheduled pod frees nothing
+            return QueueingHint.QUEUE
+        if not ENABLE_IN_PLACE_POD_VERTICAL_SCALING:
+            return QueueingHint.SKIP
+        assert old is not None
+        if self._is_schedulable_after_pod_scale_down(pod, old, new):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    @staticmethod
+    def _is_schedulable_after_pod_scale_down(target: Pod, old: Pod, new: Pod) -> bool:
+        if new.uid == target.uid:
+            return True
+        if not new.spec.node_name:
+            return False
+        old_req = max_resource_request(old.requests)
+        new_req = max_resource_request(new.requests)
+        for name, value in target.requests.items():
+            if value == 0:
+                continue
+            if name not in _BASE and not is_scalar_resource_name(name):
+                continue
+            if old_req.get(name, 0) > new_req.get(name, 0):
+                return True
+        return False
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node
+                                         ) -> QueueingHint:
+        if not _is_fit(pod, new):
+            return QueueingHint.SKIP  # the pod won't fit the node anyway
+        if old is None:
+            return QueueingHint.QUEUE
+        if not _have_any_requested_resources_increased(pod, old, new):
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
+
+
+def _is_fit(pod: Pod, node: Node | None) -> bool:
+    """``isFit``: the pod fits an empty NodeInfo of ``node`` (no ignored resources)."""
+    if node is None:
+        return False
+    checks = _fits_checks(pod.requests, frozenset(), frozenset())
+    reasons, _ = fits_request(checks, node.status.allocatable, {}, 0)
+    return not reasons
+
+
+def _have_any_requested_resources_increased(pod: Pod, old: Node, new: Node) -> bool:
+    old_alloc = old.status.allocatable
+    new_alloc = new.status.allocatable
+    if new_alloc.get(PODS, 0) > old_alloc.get(PODS, 0):
+        return True
+    req = max_resource_request(pod.requests)
+    for name, q in req.items():
+        if q == 0:
+            continue
+        if new_alloc.get(name, 0) > old_alloc.get(name, 0):
+            return True
+    return False

@@ -1,0 +1,44 @@
+"""The in-tree plugin registry: plugin name → class (upstream ``plugins/registry.go``)."""
+
+from __future__ import annotations
+
+from kubesched.framework.interface import Plugin
+from kubesched.plugins.defaultbinder import DefaultBinder
+from kubesched.plugins.imagelocality import ImageLocality
+from kubesched.plugins.interpodaffinity import InterPodAffinity
+from kubesched.plugins.nodeaffinity import NodeAffinity
+from kubesched.plugins.nodename import NodeName
+from kubesched.plugins.noderesources import BalancedAllocation, Fit
+from kubesched.plugins.nodeports import NodePorts
+from kubesched.plugins.nodeunschedulable import NodeUnschedulable
+from kubesched.plugins.prioritysort import PrioritySort
+from kubesched.plugins.schedulinggates import SchedulingGates
+from kubesched.plugins.tainttoleration import TaintToleration
+from kubesched.plugins.volumes_pending import (
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeRestrictions,
+    VolumeZone,
+)
+
+
+def in_tree_registry() -> dict[str, type[Plugin]]:
+    registry: dict[str, type[Plugin]] = {
+        SchedulingGates.name: SchedulingGates,
+        PrioritySort.name: PrioritySort,
+        NodeUnschedulable.name: NodeUnschedulable,
+        NodeName.name: NodeName,
+        TaintToleration.name: TaintToleration,
+        NodeAffinity.name: NodeAffinity,
+        NodePorts.name: NodePorts,
+        Fit.name: Fit,
+        VolumeRestrictions.name: VolumeRestrictions,
+        NodeVolumeLimits.name: NodeVolumeLimits,
+        VolumeBinding.name: VolumeBinding,
+        VolumeZone.name: VolumeZone,
+        InterPodAffinity.name: InterPodAffinity,
+        BalancedAllocation.name: BalancedAllocation,
+        ImageLocality.name: ImageLocality,
+        DefaultBinder.name: DefaultBinder,
+    }
+    return registry

@@ -1,0 +1,746 @@
+"""The scheduling queue (upstream ``pkg/scheduler/backend/queue``, v1.35, with
+SchedulerQueueingHints and SchedulerPopFromBackoffQ on).
+
+Four places a pending pod can be:
+
+* **activeQ** — a heap in QueueSort order (the first profile's QueueSort plugin; upstream
+  requires all profiles to share it), ties broken by ``QueuedPodInfo.seq``;
+* **podBackoffQ** — pods rejected by plugins that are still backing off, ordered by backoff
+  expiration, then (same one-second window) in activeQ order. ``pop`` takes from here when
+  activeQ is empty (PopFromBackoffQ), even before the backoff expired;
+* **podErrorBackoffQ** — pods that failed with an error (no rejecting plugin); only a flush
+  moves them on;
+* **unschedulable pool** — pods waiting for a cluster event, including *gated* pods (rejected
+  by a PreEnqueue plugin).
+
+Popped pods are *in flight* until ``done`` (or ``add_unschedulable_if_not_present``);
+cluster events that some plugin registered and that arrive meanwhile are recorded and replayed
+through the rejecting plugins' queueing hints when the pod comes back.
+
+Everything is synchronous and deterministic: the queue reads time only from its Clock and
+moves pods between sub-queues only when a method is called (``flush_backoff_completed`` and
+``flush_unschedulable_pods_leftover`` are upstream's periodic flushes, called by the owner).
+
+Deliberate details (see also ``docs/``):
+
+* ``seq`` is renewed whenever ``timestamp`` is (add, re-add after a failure): together they act
+  as a clock finer than the virtual one, so pods queued at the same virtual time keep the order
+  in which they were queued, as nanosecond timestamps do upstream.
+* Without PopFromBackoffQ (``pop_from_backoff=False``) a pod stops backing off when
+  ``now >= expiration`` (upstream ≤ v1.32's rule; v1.33+ keeps it one instant longer, which a
+  virtual clock would hit exactly).
+* Pods are keyed by UID (upstream keys the heaps by namespace/name).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from kubesched.api.types import Pod
+from kubesched.framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    FORCE_ACTIVATE,
+    UNSCHEDULABLE_TIMEOUT,
+    ActionType,
+    ClusterEvent,
+    QueueingHint,
+    Resource,
+)
+from kubesched.framework.types import QueuedPodInfo
+from kubesched.queue.affinity import any_required_affinity_term_matches
+from kubesched.queue.cluster_events import (
+    is_wildcard,
+    match_any_cluster_event,
+    match_cluster_events,
+    pod_scheduling_properties_change,
+)
+from kubesched.queue.heap import PodHeap
+from kubesched.queue.nominator import Nominator, PodLister
+
+_NS = 1_000_000_000
+_WINDOW_NS = _NS  # backoffQOrderingWindowDuration = 1s
+
+POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
+# Where a pod is (``SchedulingQueue.where``).
+ACTIVE = "active"
+BACKOFF = "backoff"
+ERROR_BACKOFF = "error_backoff"
+UNSCHEDULABLE = "unschedulable"
+GATED = "gated"
+IN_FLIGHT = "in_flight"
+
+# Event labels upstream passes to moveToActiveQ (nominations are refreshed for the first two).
+EVENT_POD_ADD = "UnschedulablePodAdd"
+EVENT_POD_UPDATE = "UnschedulablePodUpdate"
+EVENT_FAILURE = "ScheduleAttemptFailure"
+EVENT_BACKOFF_COMPLETE = "BackoffComplete"
+EVENT_FORCE_ACTIVATE = "ForceActivate"
+
+HintFn = Callable[[Any, Any, Any], Any]
+PreEnqueueCheck = Callable[[Pod], bool]
+
+
+class QueueingStrategy(IntEnum):
+    SKIP = 0
+    AFTER_BACKOFF = 1
+    IMMEDIATELY = 2
+
+
+@dataclass(slots=True, frozen=True)
+class HintEntry:
+    plugin: str
+    fn: HintFn
+
+
+@dataclass(slots=True, frozen=True)
+class InFlightEvent:
+    event: ClusterEvent
+    old_obj: Any
+    new_obj: Any
+
+
+def _default_hint(_pod: Any, _old: Any, _new: Any) -> QueueingHint:
+    return QueueingHint.QUEUE
+
+
+def _to_ns(t: float) -> int:
+    return round(t * _NS)
+
+
+def _truncate_ns(t_ns: int) -> int:
+    return (t_ns // _WINDOW_NS) * _WINDOW_NS
+
+
+class _LessKey:
+    """Heap key comparing with the QueueSort plugin's ``less``, then ``seq``."""
+
+    __slots__ = ("less", "qpi")
+
+    def __init__(self, qpi: QueuedPodInfo, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]):
+        self.qpi = qpi
+        self.less = less
+
+    def __lt__(self, other: _LessKey) -> bool:
+        a, b = self.qpi, other.qpi
+        if self.less(a, b):
+            return True
+        if self.less(b, a):
+            return False
+        return a.seq < b.seq
+
+
+def build_queueing_hint_map(extensions: Mapping[str, Iterable[Any]]
+                            ) -> dict[ClusterEvent, list[HintEntry]]:
+    """One profile's event → [(plugin, hint)] map, as upstream's ``buildQueueingHintMap``:
+    a missing hint always says Queue; a plugin registering Node/Add without
+    Node/UpdateNodeTaint also gets Node/UpdateNodeTaint with the default hint."""
+    hint_map: dict[ClusterEvent, list[HintEntry]] = {}
+    for plugin, events in extensions.items():
+        events = list(events or ())
+        if not events:
+            continue
+        node_added = node_taint = False
+        for ewh in events:
+            ev: ClusterEvent = ewh.event
+            fn = ewh.hint if ewh.hint is not None else _default_hint
+            if ev.resource == Resource.NODE:
+                node_added |= bool(ev.action & ActionType.ADD)
+                node_taint |= bool(ev.action & ActionType.UPDATE_NODE_TAINT)
+            hint_map.setdefault(ev, []).append(HintEntry(plugin, fn))
+        if node_added and not node_taint:
+            ev = ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_TAINT)
+            hint_map.setdefault(ev, []).append(HintEntry(plugin, _default_hint))
+    return hint_map
+
+
+class SchedulingQueue:
+    def __init__(self, frameworks: Mapping[str, Any], clock: Any, *,
+                 initial_backoff: float = 1.0, max_backoff: float = 10.0,
+                 max_in_unschedulable: float = 300.0, pop_from_backoff: bool = True,
+                 leftover_flush_interval: float = 30.0,
+                 namespace_labels: Callable[[str], Mapping[str, str]] | None = None,
+                 pod_lister: PodLister | None = None) -> None:
+        """``frameworks`` by scheduler name. ``leftover_flush_interval``: upstream runs the
+        unschedulable-leftover flush every 30 s; the flush here acts as of the last such tick
+        (multiples of the interval from time 0; 0 means "now"). ``namespace_labels(ns)``
+        gives a namespace's labels for affinity namespace selectors (default: just the
+        ``kubernetes.io/metadata.name`` label). ``pod_lister(pod)`` returns the latest pod or
+        None when it no longer exists; the nominator then skips deleted or bound pods, as
+        upstream's podLister check."""
+        if not frameworks:
+            raise ValueError("the scheduling queue needs at least one profile")
+        self.frameworks = dict(frameworks)
+        self.clock = clock
+        self.pop_from_backoff = pop_from_backoff
+        self.max_in_unschedulable = max_in_unschedulable
+        self._leftover_ns = _to_ns(leftover_flush_interval)
+        self._initial_ns = _to_ns(initial_backoff)
+        self._max_ns = _to_ns(max_backoff)
+        self._ns_labels = namespace_labels or (lambda ns: {NAMESPACE_NAME_LABEL: ns})
+
+        first = next(iter(self.frameworks.values()))
+        self._queue_sort = first.queue_sort
+        self._less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = first.less
+        self._use_sort_key: bool | None = None
+
+        self.hint_maps: dict[str, dict[ClusterEvent, list[HintEntry]]] = {
+            name: build_queueing_hint_map(fw.enqueue_extensions())
+            for name, fw in self.frameworks.items()}
+        self.plugin_events: dict[str, list[ClusterEvent]] = {}
+        for hm in self.hint_maps.values():
+            for ev, entries in hm.items():
+                for e in entries:
+                    self.plugin_events.setdefault(e.plugin, []).append(ev)
+
+        self._interest: dict[ClusterEvent, bool] = {}
+
+        self._active = PodHeap(self._active_key)
+        self._backoff = PodHeap(self._backoff_key)
+        self._error_backoff = PodHeap(self._backoff_key)
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self.nominator = Nominator(pod_lister)
+
+        self.scheduling_cycle = 0
+        self._seq = itertools.count(1)
+        # in flight: a log of pod markers (uid) and InFlightEvents; None marks a removed pod
+        self._in_flight: dict[str, tuple[int, Pod]] = {}
+        self._log: deque[Any] = deque()
+        self._log_base = 0
+
+    # ------------------------------------------------------------------ keys & backoff
+
+    def _sort_key(self, qpi: QueuedPodInfo) -> Any:
+        if self._use_sort_key is None:
+            self._use_sort_key = self._queue_sort.sort_key(qpi) is not None
+        if self._use_sort_key:
+            k = self._queue_sort.sort_key(qpi)
+            if k is None:
+                raise RuntimeError("QueueSort sort_key returned None after returning keys")
+            return (k, qpi.seq)
+        return _LessKey(qpi, self._less)
+
+    def _active_key(self, qpi: QueuedPodInfo) -> Any:
+        return self._sort_key(qpi)
+
+    def _backoff_key(self, qpi: QueuedPodInfo) -> Any:
+        exp = self._backoff_time_ns(qpi)
+        return (-1 if exp is None else exp, self._sort_key(qpi))
+
+    def backoff_duration(self, count: int) -> float:
+        """``initial << (count-1)`` capped at the maximum; 0 for count 0 (seconds)."""
+        return self._backoff_duration_ns(count) / _NS
+
+    def _backoff_duration_ns(self, count: int) -> int:
+        if count <= 0:
+            return 0
+        shift = count - 1
+        if self._initial_ns > (self._max_ns >> shift):
+            return self._max_ns
+        return self._initial_ns << shift
+
+    def _backoff_time_ns(self, qpi: QueuedPodInfo) -> int | None:
+        """``getBackoffTime``: None is "no backoff" (Go's zero time); cached in
+        ``qpi.backoff_expiration`` (seconds) until the next failure."""
+        if self._max_ns == 0:
+            return None
+        count = qpi.consecutive_errors_count or qpi.unschedulable_count
+        if count == 0:
+            return None
+        if qpi.backoff_expiration is None:
+            exp = _to_ns(qpi.timestamp) + self._backoff_duration_ns(count)
+            if self.pop_from_backoff:
+                exp = _truncate_ns(exp)
+            qpi.backoff_expiration = exp / _NS
+        return _to_ns(qpi.backoff_expiration)
+
+    def is_backing_off(self, qpi: QueuedPodInfo) -> bool:
+        """With PopFromBackoffQ: while ``!expiration.Before(truncate(now, 1s))``."""
+        exp = self._backoff_time_ns(qpi)
+        if exp is None:
+            return False
+        now = _to_ns(self.clock.now())
+        if self.pop_from_backoff:
+            return exp >= _truncate_ns(now)
+        return exp > now
+
+    def _flushable_at_ns(self, qpi: QueuedPodInfo) -> int:
+        exp = self._backoff_time_ns(qpi)
+        if exp is None:  # no backoff at all: flushable now
+            return _to_ns(self.clock.now())
+        return exp + _WINDOW_NS if self.pop_from_backoff else exp
+
+    def next_backoff_expiry(self) -> float | None:
+        """The earliest virtual time at which ``flush_backoff_completed`` moves a pod out of
+        either backoff queue (with PopFromBackoffQ: one window after the truncated
+        expiration, since a pod is backing off for the whole window its expiration falls
+        in), or None when both are empty."""
+        best: int | None = None
+        for h in (self._backoff, self._error_backoff):
+            head = h.peek()
+            if head is not None:
+                t = self._flushable_at_ns(head)
+                best = t if best is None else min(best, t)
+        return None if best is None else best / _NS
+
+    # ------------------------------------------------------------------ PreEnqueue
+
+    def _framework(self, pod: Pod) -> Any:
+        return self.frameworks.get(pod.spec.scheduler_name)
+
+    def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
+        fw = self._framework(qpi.pod)
+        st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
+        if st is None or st.is_success():
+            qpi.gating_plugin = ""
+            return
+        plugin = st.plugin or "PreEnqueue"
+        qpi.unschedulable_plugins.add(plugin)
+        qpi.gating_plugin = plugin
+        qpi.gating_plugin_events = tuple(self.plugin_events.get(plugin, ()))
+
+    # ------------------------------------------------------------------ moving pods
+
+    def _move_to_active(self, qpi: QueuedPodInfo, event: str, from_backoff: bool = False
+                        ) -> bool:
+        """``moveToActiveQ``: PreEnqueue (skipped for pods leaving the backoffQ with
+        PopFromBackoffQ), then activeQ, or the unschedulable pool when gated."""
+        if not (self.pop_from_backoff and from_backoff):
+            self._run_pre_enqueue(qpi)
+        uid = qpi.pod.uid
+        if qpi.gated:
+            if (uid in self._active or uid in self._backoff or uid in self._error_backoff
+                    or uid in self._unschedulable):
+                return False
+            self._unschedulable[uid] = qpi
+            return False
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock.now()
+        self._unschedulable.pop(uid, None)
+        self._backoff.delete(uid)
+        self._error_backoff.delete(uid)
+        self._active.add_or_update(qpi)
+        if event in (EVENT_POD_ADD, EVENT_POD_UPDATE):
+            self.nominator.add(qpi.pod, None)
+        return True
+
+    def _move_to_backoff(self, qpi: QueuedPodInfo, event: str) -> bool:
+        """``moveToBackoffQ``: with PopFromBackoffQ PreEnqueue runs here (a gated pod goes
+        to the unschedulable pool instead)."""
+        uid = qpi.pod.uid
+        if self.pop_from_backoff:
+            self._run_pre_enqueue(qpi)
+            if qpi.gated:
+                self._unschedulable.setdefault(uid, qpi)
+                return False
+        self._unschedulable.pop(uid, None)
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            self._backoff.delete(uid)
+            self._error_backoff.add_or_update(qpi)
+        else:
+            self._error_backoff.delete(uid)
+            self._backoff.add_or_update(qpi)
+        return True
+
+    def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, event: str) -> str:
+        """``requeuePodWithQueueingStrategy``; returns where the pod went."""
+        if strategy == QueueingStrategy.SKIP:
+            self._unschedulable[qpi.pod.uid] = qpi
+            return UNSCHEDULABLE
+        if strategy == QueueingStrategy.AFTER_BACKOFF and self.is_backing_off(qpi):
+            return BACKOFF if self._move_to_backoff(qpi, event) else UNSCHEDULABLE
+        return ACTIVE if self._move_to_active(qpi, event) else UNSCHEDULABLE
+
+    # ------------------------------------------------------------------ hints
+
+    def is_event_of_interest(self, event: ClusterEvent) -> bool:
+        """Some plugin of some profile registered an event covering ``event``."""
+        if is_wildcard(event):
+            return True
+        hit = self._interest.get(event)
+        if hit is None:
+            hit = self._interest[event] = any(
+                match_cluster_events(reg, event) for hm in self.hint_maps.values() for reg in hm)
+        return hit
+
+    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
+                         ) -> QueueingStrategy:
+        """``isPodWorthRequeuing``."""
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if not rejectors:
+            return QueueingStrategy.AFTER_BACKOFF
+        if is_wildcard(event):
+            if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
+                return QueueingStrategy.SKIP  # a wildcard event meant for another pod
+            return QueueingStrategy.AFTER_BACKOFF
+        hint_map = self.hint_maps.get(qpi.pod.spec.scheduler_name)
+        if hint_map is None:
+            return QueueingStrategy.AFTER_BACKOFF
+        strategy = QueueingStrategy.SKIP
+        for reg, entries in hint_map.items():
+            if not match_cluster_events(reg, event):
+                continue
+            for e in entries:
+                if e.plugin not in rejectors:
+                    continue
+                try:
+                    hint = e.fn(qpi.pod, old, new)
+                except Exception:  # a failing hint must not strand the pod
+                    hint = QueueingHint.QUEUE
+                if hint == QueueingHint.SKIP:
+                    continue
+                if e.plugin in qpi.pending_plugins:
+                    return QueueingStrategy.IMMEDIATELY
+                if not qpi.pending_plugins:
+                    return QueueingStrategy.AFTER_BACKOFF
+                strategy = QueueingStrategy.AFTER_BACKOFF
+        return strategy
+
+    def _move_pods(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any,
+                   checked: bool = False) -> None:
+        """``movePodsToActiveOrBackoffQueue``."""
+        if not checked and not self.is_event_of_interest(event):
+            return
+        for qpi in pods:
+            if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
+                continue
+            strategy = self._worth_requeuing(qpi, event, old, new)
+            if strategy == QueueingStrategy.SKIP:
+                continue
+            self._unschedulable.pop(qpi.pod.uid, None)
+            self._requeue(qpi, strategy, str(event))
+        self._add_event_if_any_in_flight(event, old, new)
+
+    def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None,
+                                      new: Any = None,
+                                      pre_check: PreEnqueueCheck | None = None) -> None:
+        """``MoveAllToActiveOrBackoffQueue``: the unschedulable pods (passing ``pre_check``)
+        that ``event`` may make schedulable move to activeQ or backoffQ."""
+        if not self.is_event_of_interest(event):
+            return
+        pods = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
+        self._move_pods(pods, event, old, new, checked=True)
+
+    def _cross_topology_pods(self, pod: Pod) -> list[QueuedPodInfo]:
+        """``getUnschedulablePodsWithCrossTopologyTerm``."""
+        ns_labels = self._ns_labels(pod.namespace)
+        def spread(qpi: QueuedPodInfo) -> bool:
+            return (POD_TOPOLOGY_SPREAD in qpi.unschedulable_plugins
+                    and pod.namespace == qpi.pod.namespace)
+
+        return [q for q in self._unschedulable.values()
+                if spread(q) or any_required_affinity_term_matches(q.pod, pod, ns_labels)]
+
+    def assigned_pod_added(self, pod: Pod) -> None:
+        """``AssignedPodAdded``: only pods whose required affinity terms match ``pod`` or that
+        PodTopologySpread rejected in its namespace are considered. (v1.35's event handlers
+        call ``move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)`` instead while
+        queueing hints are on.)"""
+        self._move_pods(self._cross_topology_pods(pod), ASSIGNED_POD_ADD, None, pod)
+
+    def assigned_pod_updated(self, old_pod: Pod, new_pod: Pod, event: ClusterEvent) -> None:
+        """``AssignedPodUpdated``: a pure scale-down considers every unschedulable pod, any
+        other update only the cross-topology ones."""
+        scale_down = ClusterEvent(Resource.POD, ActionType.UPDATE_POD_SCALE_DOWN)
+        if match_cluster_events(scale_down, event):
+            self.move_all_to_active_or_backoff(event, old_pod, new_pod)
+        else:
+            self._move_pods(self._cross_topology_pods(new_pod), event, old_pod, new_pod)
+
+    def assigned_pod_deleted(self, pod: Pod) -> None:
+        """What upstream's handler does when a bound pod is deleted."""
+        self.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+
+    # ------------------------------------------------------------------ in flight
+
+    def _add_event_if_any_in_flight(self, event: ClusterEvent, old: Any, new: Any) -> bool:
+        if not self._in_flight:
+            return False
+        self._log.append(InFlightEvent(event, old, new))
+        return True
+
+    def _add_events_if_pod_in_flight(self, old: Any, new: Pod,
+                                     events: Iterable[ClusterEvent]) -> bool:
+        if new.uid not in self._in_flight:
+            return False
+        for ev in events:
+            self._log.append(InFlightEvent(ev, old, new))
+        return True
+
+    def _events_for_pod(self, uid: str) -> list[InFlightEvent] | None:
+        rec = self._in_flight.get(uid)
+        if rec is None:
+            return None
+        start = rec[0] - self._log_base + 1
+        return [e for e in itertools.islice(self._log, start, None)
+                if isinstance(e, InFlightEvent)]
+
+    def done(self, uid: str) -> None:
+        """End of in-flight for ``uid`` (upstream ``Done``); events nobody needs are pruned."""
+        rec = self._in_flight.pop(uid, None)
+        if rec is None:
+            return
+        self._log[rec[0] - self._log_base] = None
+        log = self._log
+        while log and (log[0] is None or isinstance(log[0], InFlightEvent)):
+            log.popleft()
+            self._log_base += 1
+
+    def in_flight_pods(self) -> list[Pod]:
+        return [p for _i, p in self._in_flight.values()]
+
+    def in_flight_events(self) -> list[Any]:
+        """The in-flight log (pods and events), oldest first, for tests and debugging."""
+        out: list[Any] = []
+        for e in self._log:
+            if e is None:
+                continue
+            out.append(e if isinstance(e, InFlightEvent) else self._in_flight[e][1])
+        return out
+
+    # ------------------------------------------------------------------ the API
+
+    def _new_qpi(self, pod: Pod) -> QueuedPodInfo:
+        return QueuedPodInfo(pod=pod, timestamp=self.clock.now(), seq=next(self._seq))
+
+    def add(self, pod: Pod) -> None:
+        """A new pending pod: PreEnqueue, then activeQ or (gated) the unschedulable pool."""
+        self._move_to_active(self._new_qpi(pod), EVENT_POD_ADD)
+
+    def pop(self) -> QueuedPodInfo | None:
+        """The head of activeQ; with PopFromBackoffQ and an empty activeQ, the head of the
+        rejected pods' backoffQ (never the error backoffQ); None when there is nothing."""
+        while True:
+            qpi = self._active.pop()
+            if qpi is None and self.pop_from_backoff:
+                qpi = self._backoff.pop()
+            if qpi is None:
+                return None
+            uid = qpi.pod.uid
+            if uid in self._in_flight:
+                continue  # tracked twice (upstream discards it and pops the next one)
+            qpi.attempts += 1
+            if qpi.initial_attempt_timestamp is None:
+                qpi.initial_attempt_timestamp = self.clock.now()
+            qpi.unschedulable_plugins = set()
+            qpi.pending_plugins = set()
+            qpi.backoff_expiration = None
+            self.scheduling_cycle += 1
+            self._in_flight[uid] = (self._log_base + len(self._log), qpi.pod)
+            self._log.append(uid)
+            return qpi
+
+    def _determine_hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            return QueueingStrategy.AFTER_BACKOFF
+        events = self._events_for_pod(qpi.pod.uid)
+        if events is None:
+            return QueueingStrategy.AFTER_BACKOFF
+        strategy = QueueingStrategy.SKIP
+        for e in events:
+            s = self._worth_requeuing(qpi, e.event, e.old_obj, e.new_obj)
+            if s == QueueingStrategy.IMMEDIATELY:
+                return s
+            if s == QueueingStrategy.AFTER_BACKOFF:
+                strategy = s
+                if not qpi.pending_plugins:
+                    return s
+        return strategy
+
+    def add_unschedulable_if_not_present(self, qpi: QueuedPodInfo,
+                                         scheduling_cycle: int | None = None) -> bool:
+        """The failure path (``AddUnschedulableIfNotPresent``). ``qpi.unschedulable_plugins``
+        / ``pending_plugins`` must hold the rejecting plugins (empty: an error). Returns False
+        (and changes nothing but in-flight) when the pod is already queued. Ends in-flight."""
+        uid = qpi.pod.uid
+        try:
+            if (uid in self._unschedulable or uid in self._active or uid in self._backoff
+                    or uid in self._error_backoff):
+                return False
+            if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+                qpi.consecutive_errors_count += 1
+            else:
+                qpi.unschedulable_count += 1
+                qpi.consecutive_errors_count = 0
+            qpi.timestamp = self.clock.now()
+            qpi.seq = next(self._seq)
+            qpi.backoff_expiration = None
+            strategy = self._determine_hint_for_in_flight(qpi)
+            self._requeue(qpi, strategy, EVENT_FAILURE)
+            return True
+        finally:
+            self.done(uid)
+
+    def flush_backoff_completed(self) -> None:
+        """Move pods whose backoff completed (both backoff queues) to activeQ."""
+        for h in (self._backoff, self._error_backoff):
+            while True:
+                head = h.peek()
+                if head is None or self.is_backing_off(head):
+                    break
+                h.pop()
+                self._move_to_active(head, EVENT_BACKOFF_COMPLETE, from_backoff=True)
+
+    def _leftover_candidates(self) -> list[QueuedPodInfo]:
+        """Pods the UnschedulableTimeout event can move (gated pods only if their gating
+        plugin registered the wildcard)."""
+        return [q for q in self._unschedulable.values()
+                if not q.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
+                                                          q.gating_plugin_events)]
+
+    def flush_unschedulable_pods_leftover(self) -> None:
+        """``flushUnschedulablePodsLeftover`` as of the last flush tick: pods that have been in
+        the unschedulable pool for strictly longer than ``max_in_unschedulable`` (since their
+        timestamp) move as the wildcard event UnschedulableTimeout."""
+        now = _to_ns(self.clock.now())
+        if self._leftover_ns > 0:
+            now = (now // self._leftover_ns) * self._leftover_ns
+        limit = _to_ns(self.max_in_unschedulable)
+        stale = [q for q in self._unschedulable.values() if now - _to_ns(q.timestamp) > limit]
+        if stale:
+            self._move_pods(stale, UNSCHEDULABLE_TIMEOUT, None, None)
+
+    def next_unschedulable_timeout(self) -> float | None:
+        """The first flush tick at which ``flush_unschedulable_pods_leftover`` moves a pod,
+        or None when no pod in the unschedulable pool would ever be moved by it."""
+        cands = self._leftover_candidates()
+        if not cands:
+            return None
+        limit = _to_ns(self.max_in_unschedulable)
+        x = min(_to_ns(q.timestamp) for q in cands) + limit  # must be strictly exceeded
+        if self._leftover_ns > 0:
+            return (x // self._leftover_ns + 1) * self._leftover_ns / _NS
+        return (x + 1) / _NS
+
+    def update(self, old_pod: Pod | None, new_pod: Pod) -> None:
+        """A pending pod changed (upstream ``Update``)."""
+        events = pod_scheduling_properties_change(new_pod, old_pod) if old_pod is not None \
+            else [ClusterEvent(Resource.UNSCHEDULED_POD, ActionType.UPDATE)]
+        if self._add_events_if_pod_in_flight(old_pod, new_pod, events):
+            return
+        uid = old_pod.uid if old_pod is not None else new_pod.uid
+        for h in (self._active, self._backoff, self._error_backoff):
+            qpi = h.get(uid)
+            if qpi is not None:
+                qpi.pod = new_pod
+                h.add_or_update(qpi)
+                self.nominator.update(old_pod, new_pod)
+                return
+        qpi = self._unschedulable.get(uid)
+        if qpi is not None:
+            qpi.pod = new_pod
+            self.nominator.update(old_pod, new_pod)
+            for ev in events:
+                strategy = self._worth_requeuing(qpi, ev, old_pod, new_pod)
+                where = self._requeue(qpi, strategy, str(ev))
+                if where == ACTIVE or (self.pop_from_backoff and where == BACKOFF):
+                    break
+            return
+        self._move_to_active(self._new_qpi(new_pod), EVENT_POD_UPDATE)
+
+    def delete(self, pod: Pod) -> None:
+        """A pending pod was deleted."""
+        self.nominator.delete(pod)
+        uid = pod.uid
+        if self._active.delete(uid) is not None:
+            return
+        if self._backoff.delete(uid) is not None or self._error_backoff.delete(uid) is not None:
+            return
+        self._unschedulable.pop(uid, None)
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Move the pods to activeQ (ForceActivate); a pod in flight gets the event recorded
+        so that it is requeued when it comes back."""
+        for pod in pods:
+            uid = pod.uid
+            qpi = self._unschedulable.get(uid)
+            from_backoff = False
+            if qpi is None:
+                qpi = self._backoff.delete(uid) or self._error_backoff.delete(uid)
+                from_backoff = qpi is not None
+            if qpi is not None and self._move_to_active(qpi, EVENT_FORCE_ACTIVATE, from_backoff):
+                continue
+            self._add_events_if_pod_in_flight(None, pod, [FORCE_ACTIVATE])
+
+    # ------------------------------------------------------------------ nominator
+
+    def add_nominated_pod(self, pod: Pod, node_name: str | None) -> None:
+        """None keeps ``pod.status.nominated_node_name`` (ModeNoop); a string overrides it
+        ("" clears)."""
+        self.nominator.add(pod, node_name)
+
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
+        self.nominator.delete(pod)
+
+    def nominated_pods_by_node(self) -> dict[str, list[Pod]]:
+        """Every node with nominated pods → those pods (as ``nominated_pods_for_node``)."""
+        return {node: self.nominated_pods_for_node(node) for node in self.nominator.nominated}
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        """Pods nominated to ``node_name``, in nomination order, as the queue knows them."""
+        out = []
+        for uid in self.nominator.uids_for_node(node_name):
+            qpi = self.get(uid)
+            pod = qpi.pod if qpi is not None else self.nominator.pod(uid)
+            if pod is not None:
+                out.append(pod)
+        return out
+
+    # ------------------------------------------------------------------ inspection
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        return (self._active.get(uid) or self._unschedulable.get(uid)
+                or self._backoff.get(uid) or self._error_backoff.get(uid))
+
+    def __contains__(self, uid: object) -> bool:
+        return (uid in self._active or uid in self._unschedulable or uid in self._backoff
+                or uid in self._error_backoff)
+
+    def __len__(self) -> int:
+        return (len(self._active) + len(self._backoff) + len(self._error_backoff)
+                + len(self._unschedulable))
+
+    def where(self, uid: str) -> str | None:
+        """Which sub-queue holds the pod: active, backoff, error_backoff, unschedulable,
+        gated, in_flight, or None."""
+        if uid in self._active:
+            return ACTIVE
+        if uid in self._backoff:
+            return BACKOFF
+        if uid in self._error_backoff:
+            return ERROR_BACKOFF
+        qpi = self._unschedulable.get(uid)
+        if qpi is not None:
+            return GATED if qpi.gated else UNSCHEDULABLE
+        if uid in self._in_flight:
+            return IN_FLIGHT
+        return None
+
+    def pending_counts(self) -> dict[str, int]:
+        gated = sum(1 for q in self._unschedulable.values() if q.gated)
+        return {"active": len(self._active),
+                "backoff": len(self._backoff) + len(self._error_backoff),
+                "unschedulable": len(self._unschedulable) - gated,
+                "gated": gated}
+
+    def pending_pods(self) -> list[QueuedPodInfo]:
+        """activeQ in pop order, then the backoff queues in expiration order, then the
+        unschedulable pool (gated pods included)."""
+        return [*self._active.sorted_items(), *self._backoff.sorted_items(),
+                *self._error_backoff.sorted_items(), *self._unschedulable.values()]
+
+    def active_pods(self) -> list[QueuedPodInfo]:
+        return self._active.sorted_items()
+
+    def backoff_pods(self) -> list[QueuedPodInfo]:
+        return [*self._backoff.sorted_items(), *self._error_backoff.sorted_items()]
+
+    def unschedulable_pods(self) -> list[QueuedPodInfo]:
+        return list(self._unschedulable.values())

@@ -1,0 +1,33 @@
+"""kubesched simulate against upstream's placements of whole sequences
+(../shared/golden/sequence/: every pod bound, no ties, so placements are fully determined)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kubesched.api.scenario import load_scenario
+from kubesched.backends.sim.cluster import SimCluster
+from kubesched.config import default_config, load_config
+from kubesched.plugins.registry import in_tree_registry
+
+GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden" / "sequence"
+CASES = sorted(GOLDEN.glob("seq-*.yaml")) if GOLDEN.is_dir() else []
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_sequence_matches_upstream(path: Path) -> None:
+    want = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())
+    if "PodTopologySpread" not in in_tree_registry():
+        pytest.skip("PodTopologySpread not registered yet")
+    scenario = load_scenario([str(path)])
+    if scenario.config is not None:
+        config = load_config(scenario.config, str(path))
+    else:
+        config = default_config()
+        config.percentage_of_nodes_to_score = 100
+    result = SimCluster(scenario, config).run()
+    got = {r.key: r.node for r in result.records}
+    assert got == want["placements"]
