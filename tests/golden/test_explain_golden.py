@@ -8,11 +8,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from kubesched.plugins.registry import in_tree_registry
 
 from kubesched.api.scenario import load_scenario
 from kubesched.config import default_config, load_config
 from kubesched.explain import explain
+from kubesched.plugins.registry import in_tree_registry
 
 GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden"
 

@@ -8,8 +8,8 @@ from kubesched.plugins.imagelocality import ImageLocality
 from kubesched.plugins.interpodaffinity import InterPodAffinity
 from kubesched.plugins.nodeaffinity import NodeAffinity
 from kubesched.plugins.nodename import NodeName
-from kubesched.plugins.noderesources import BalancedAllocation, Fit
 from kubesched.plugins.nodeports import NodePorts
+from kubesched.plugins.noderesources import BalancedAllocation, Fit
 from kubesched.plugins.nodeunschedulable import NodeUnschedulable
 from kubesched.plugins.prioritysort import PrioritySort
 from kubesched.plugins.schedulinggates import SchedulingGates

@@ -17,8 +17,9 @@ from kubesched.plugins.podtopologyspread.common import (
     MAX_INT32,
     Constraint,
     InclusionMasks,
-    LabelCodeCache,
+    LabelCodes,
     count_by_selector,
+    counting_matchers,
     match_node_inclusion_policies,
     node_labels_match_spread_constraints,
 )
@@ -75,7 +76,7 @@ class PreFilterState:
     def __init__(self, constraints: Sequence[Constraint] = (),
                  critical_paths: list[CriticalPaths] | None = None,
                  tp_value_to_match_num: list[dict[str, int]] | None = None) -> None:
-        self.constraints = list(constraints)
+        self.constraints = constraints if isinstance(constraints, list) else list(constraints)
         self.critical_paths = critical_paths if critical_paths is not None else []
         self.tp_value_to_match_num = (tp_value_to_match_num
                                       if tp_value_to_match_num is not None else [])
@@ -106,7 +107,7 @@ def calc_pre_filter_state(pod: Pod, constraints: list[Constraint],
         eligible = np.ones(n, dtype=bool)
         for c in constraints:
             eligible &= table.has_label(c.topology_key)
-        masks = InclusionMasks(pod, table, infos)
+        masks = InclusionMasks(pod, table)
         included = []
         for c in constraints:
             m = masks.mask(c)
@@ -115,7 +116,7 @@ def calc_pre_filter_state(pod: Pod, constraints: list[Constraint],
         # Distinct selectors: constraints sharing one are counted once per node.
         sel_ids: dict = {}
         sel_of = [sel_ids.setdefault(c.selector, len(sel_ids)) for c in constraints]
-        selectors = list(sel_ids)
+        matchers = counting_matchers(list(sel_ids))
         ns = pod.metadata.namespace
         keys = [c.topology_key for c in constraints]
         inc_rows = [inc.tolist() for inc in included]
@@ -124,7 +125,7 @@ def calc_pre_filter_state(pod: Pod, constraints: list[Constraint],
             node = ni.node
             if node is None:
                 continue
-            counts = count_by_selector(ni.pods, selectors, ns)
+            counts = count_by_selector(ni.pods, matchers, ns)
             labels = node.metadata.labels
             for ci, key in enumerate(keys):
                 if not inc_rows[ci][i]:
@@ -179,8 +180,8 @@ def filter_node(s: PreFilterState, pod: Pod, node: Node) -> Status | None:
     return None
 
 
-def filter_rows(s: PreFilterState, pod: Pod, snapshot: Snapshot, idx: np.ndarray,
-                codes_cache: LabelCodeCache) -> BatchStatus:
+def filter_rows(s: PreFilterState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                ) -> BatchStatus:
     """Filter for the node-table rows ``idx``: each node's status is that of the first
     constraint it fails, as in the per-node form."""
     out = BatchStatus.success(len(idx))
@@ -189,7 +190,7 @@ def filter_rows(s: PreFilterState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
     table = snapshot.table
     pod_labels = pod.metadata.labels
     for i, c in enumerate(s.constraints):
-        lc = codes_cache.get(table, c.topology_key)
+        lc = LabelCodes(table, c.topology_key)
         sub = lc.codes[idx]
         missing = ~lc.present[idx]
         out.fail(missing, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_NODE_LABEL_NOT_MATCH,))
