@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kubesched.api.types import Node, Pod
 from kubesched.cache.node_tree import NodeTree, zone_key
-from kubesched.framework.node_info import ImageStateSummary, NodeInfo
+from kubesched.framework.node_info import ImageStateSummary, NodeInfo, pod_has_affinity
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.snapshot import Snapshot
 
@@ -43,6 +43,7 @@ class Cache:
         self.generation = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # most recently changed last
         self._order_changed = True
+        self._affinity_changed = False  # a pod with pod (anti-)affinity came or went
         self._images: dict[str, ImageStateSummary] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -113,7 +114,7 @@ class Cache:
         states: dict[str, ImageStateSummary] = {}
         for image in node.status.images:
             for name in image.names:
-                key = normalized_image_name(name)
+                key = name  # as the node reports it (the pod's side is normalized)
                 st = self._images.get(key)
                 if st is None:
                     st = self._images[key] = ImageStateSummary(image.size_bytes, 0)
@@ -126,7 +127,7 @@ class Cache:
         seen = set()
         for image in node.status.images:
             for name in image.names:
-                key = normalized_image_name(name)
+                key = name
                 if key in seen:
                     continue
                 seen.add(key)
@@ -139,11 +140,13 @@ class Cache:
     # ------------------------------------------------------------------ pods
 
     def _add_pod_to_node(self, pod: Pod) -> None:
+        self._affinity_changed |= pod_has_affinity(pod)
         ni = self._node_info_for(pod.spec.node_name)
         ni.add_pod(pod)
         self._touch(ni)
 
     def _remove_pod_from_node(self, pod: Pod) -> None:
+        self._affinity_changed |= pod_has_affinity(pod)
         ni = self.nodes.get(pod.spec.node_name)
         if ni is None or not ni.remove_pod(pod):
             raise CacheError(f"pod {pod.key} not found on node {pod.spec.node_name!r}")
@@ -202,6 +205,7 @@ class Cache:
         self.pod_states[pod.uid] = _PodState(pod)
 
     def _replace_pod(self, old: Pod, new: Pod) -> None:
+        self._affinity_changed |= pod_has_affinity(old) or pod_has_affinity(new)
         ni = self._node_info_for(old.spec.node_name)
         if not ni.remove_pod(old):
             raise CacheError(f"pod {old.key} not found on node {old.spec.node_name!r}")
@@ -241,7 +245,6 @@ class Cache:
             self._order_changed = False
         else:
             table = snap.table
-            pods_changed = False
             for name in reversed(self._recent):
                 ni = self.nodes.get(name)
                 if ni is None or ni.generation <= snap.generation:
@@ -252,8 +255,8 @@ class Cache:
                 if ni.node_generation > snap.generation:
                     table.refresh_node(i, ni)
                 table.refresh_pods(i, ni)
-                pods_changed = True
-            if pods_changed:
+            if self._affinity_changed:
                 snap.invalidate_pod_lists()
+        self._affinity_changed = False
         snap.generation = self.generation
 

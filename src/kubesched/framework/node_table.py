@@ -6,6 +6,7 @@ NodeInfo objects. Rows are refreshed from NodeInfos as they change (see Snapshot
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,10 +15,12 @@ from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Taint
 from kubesched.framework.node_info import NodeInfo
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_table_ids = itertools.count(1)
 
 
 class NodeTable:
     def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
+        # (table_id, node_version) identifies the node-side contents of a table.
         self.names: list[str] = [ni.name for ni in node_infos]
         self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
         n = len(self.names)
@@ -36,6 +39,10 @@ class NodeTable:
         self.taint_sets: list[tuple[Taint, ...]] = []
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {}
         self._label_columns: dict[str, np.ndarray] = {}
+        # Bumped whenever a node's own columns change: caches of per-node data derived from
+        # Node objects (labels, images) are valid while (table, node_version) is unchanged.
+        self.node_version = 0
+        self.table_id = next(_table_ids)
         self._node_infos = node_infos
         names = set(BASE_RESOURCES)
         for ni in node_infos:
@@ -85,6 +92,7 @@ class NodeTable:
             self.taint_sets.append(taints)
         self.taint_group[i] = gid
         self._label_columns.clear()
+        self.node_version += 1
 
     def refresh_pods(self, i: int, ni: NodeInfo) -> None:
         """Columns that change as pods are added to or removed from a node."""

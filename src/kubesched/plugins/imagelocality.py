@@ -82,16 +82,15 @@ _image_states = operator.attrgetter("image_states")
 
 class ImageIndex:
     """Which node rows hold which image: for each image name, the rows grouped by their
-    (shared, live) ImageStateSummary. Built from the NodeInfos' ``image_states`` dicts, which
-    the cache replaces (never edits) when a node changes; a row whose dict is no longer the one
-    indexed is scored directly until the index is rebuilt."""
+    (shared, live) ImageStateSummary. Valid for one node table while its ``node_version``
+    is unchanged (images change only with the Node objects)."""
 
-    __slots__ = ("groups", "states")
+    __slots__ = ("groups", "key")
 
-    def __init__(self, infos: list[NodeInfo]) -> None:
-        self.states: list[dict[str, ImageStateSummary]] = list(map(_image_states, infos))
+    def __init__(self, infos: list[NodeInfo], key: tuple[int, int]) -> None:
+        self.key = key
         groups: dict[str, dict[int, tuple[ImageStateSummary, list[int]]]] = {}
-        for row, states in enumerate(self.states):
+        for row, states in enumerate(map(_image_states, infos)):
             for name, summary in states.items():
                 g = groups.setdefault(name, {})
                 entry = g.get(id(summary))
@@ -102,15 +101,6 @@ class ImageIndex:
         self.groups: dict[str, list[tuple[ImageStateSummary, np.ndarray]]] = {
             name: [(summary, np.asarray(rows, dtype=np.int64)) for summary, rows in g.values()]
             for name, g in groups.items()}
-
-    def stale_rows(self, infos: list[NodeInfo]) -> np.ndarray | None:
-        """Rows whose image_states changed since indexing; None when the rows themselves
-        changed (nodes added, removed or reordered)."""
-        if len(infos) != len(self.states):
-            return None
-        same = np.fromiter(map(operator.is_, self.states, map(_image_states, infos)),
-                           dtype=bool, count=len(infos))
-        return np.flatnonzero(~same)
 
     def sums(self, images: list[str], total_num_nodes: int, n: int) -> np.ndarray:
         out = np.zeros(n, dtype=np.int64)
@@ -142,14 +132,9 @@ class ImageLocality(ScorePlugin):
                     idx: np.ndarray) -> np.ndarray:
         images = pod_image_names(pod)
         infos = snapshot.node_infos
-        total = snapshot.num_nodes
+        key = (snapshot.table.table_id, snapshot.table.node_version)
         index = self._index
-        stale = index.stale_rows(infos) if index is not None else None
-        if index is None or stale is None or len(stale) * 8 > len(infos):
-            index = self._index = ImageIndex(infos)
-            stale = None
-        sums = index.sums(images, total, len(infos))
-        if stale is not None and len(stale):
-            for row in stale.tolist():
-                sums[row] = sum_image_scores(infos[row].image_states, images, total)
+        if index is None or index.key != key:
+            index = self._index = ImageIndex(infos, key)
+        sums = index.sums(images, snapshot.num_nodes, len(infos))
         return calculate_priority_np(sums[idx], len(images))
