@@ -184,9 +184,22 @@ def _print_explain(out: dict) -> None:
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the results as JSON.")
 @click.option("--quick", is_flag=True, help="500-node sizes only.")
-def bench(workload: tuple[str, ...], results_path: str | None, quick: bool) -> None:
+@click.option("--write-scenario", "scenario_path", type=click.Path(dir_okay=False),
+              help="Instead of running, write a scheduler_perf-shaped scenario file.")
+@click.option("--nodes", default=1000, show_default=True, help="With --write-scenario.")
+@click.option("--running", default=0, show_default=True, help="With --write-scenario.")
+@click.option("--pending", default=10000, show_default=True, help="With --write-scenario.")
+@click.option("--percentage", type=click.IntRange(0, 100),
+              help="With --write-scenario: percentageOfNodesToScore.")
+def bench(workload: tuple[str, ...], results_path: str | None, quick: bool,
+          scenario_path: str | None, nodes: int, running: int, pending: int,
+          percentage: int | None) -> None:
     """scheduler_perf-shaped workloads, in-process on the simulator."""
-    from kubesched.bench.runner import WORKLOADS, run_workloads
+    from kubesched.bench.runner import WORKLOADS, run_workloads, write_scenario
+
+    if scenario_path:
+        write_scenario(scenario_path, nodes, running, pending, percentage)
+        return
 
     names = list(workload) or [w for w in WORKLOADS if (not quick or w.endswith("/500Nodes"))]
     unknown = [n for n in names if n not in WORKLOADS]

@@ -53,6 +53,28 @@ def pod_default(prefix: str, i: int, namespace: str = "sched-0") -> dict:
                                      "resources": {"requests": res, "limits": res}}]}}
 
 
+def write_scenario(path: str, nodes: int, running: int, pending: int,
+                   percentage: int | None = None) -> None:
+    """A scheduler_perf-shaped scenario file: ``running`` pods already bound round-robin,
+    ``pending`` pods to schedule, and optionally a configuration with
+    percentageOfNodesToScore."""
+    import yaml
+
+    docs: list[dict] = [node_default(i) for i in range(nodes)]
+    for i in range(running):
+        d = pod_default("init", i)
+        d["spec"]["nodeName"] = f"node-{i % nodes}"
+        docs.append(d)
+    docs.extend(pod_default("pod", i) for i in range(pending))
+    if percentage is not None:
+        docs.append({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                     "kind": "KubeSchedulerConfiguration",
+                     "percentageOfNodesToScore": percentage})
+    with open(path, "w") as f:
+        yaml.dump_all(docs, f, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                      sort_keys=False)
+
+
 def percentile(sorted_vals: list[float], p: float) -> float:
     if not sorted_vals:
         return 0.0

@@ -168,6 +168,9 @@ class SimCluster:
                     continue
                 self.pods[pod.uid] = pod
                 self.scheduler.on_pod_add(pod)
+                d = pod_duration(pod)
+                if d is not None:  # running since time 0
+                    self._push(d, _FINISH, pod)
             else:
                 ts = pod.metadata.creation_timestamp
                 pending.append(((pod_arrival(pod), ts is None, ts or 0.0, i), pod))
