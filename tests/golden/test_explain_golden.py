@@ -47,6 +47,14 @@ def _v135_message(msg: str | None) -> str | None:
     return f"{head}: " + ", ".join(sorted(f"{c} {r}" for r, c in counts.items())) + "."
 
 
+# Verdicts where v1.30.6 and v1.35 differ by design, so v1.30's answer is not v1.35's.
+VERSION_DIFFERENCES = {
+    "case-120025": "two ScheduleAnyway constraints on one topology key: v1.30 shared one "
+                   "counter between them, v1.33+ counts per constraint (kubernetes#129119); "
+                   "v1.35's API server would reject the pod as a duplicate constraint",
+}
+
+
 def _upstream(path: Path) -> dict:
     verdict = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())[
         "results"][0]
@@ -66,6 +74,8 @@ def _decided_by(verdict: dict) -> set[str]:
 @pytest.mark.parametrize(("folder", "path"), CASES,
                          ids=[f"{f}/{p.stem}" for f, p in CASES])
 def test_explain_matches_upstream(folder: str, path: Path) -> None:
+    if path.stem in VERSION_DIFFERENCES:
+        pytest.skip(VERSION_DIFFERENCES[path.stem])
     want = _upstream(path)
     missing = _decided_by(want) - set(in_tree_registry())
     pending = _decided_by(want) & PENDING_PLUGINS

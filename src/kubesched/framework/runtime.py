@@ -46,7 +46,7 @@ from kubesched.framework.types import NodeToStatus, QueuedPodInfo
 
 log = logging.getLogger(__name__)
 
-NOT_YET_IMPLEMENTED = frozenset({"DefaultPreemption", "PodTopologySpread"})
+NOT_YET_IMPLEMENTED = frozenset({"DefaultPreemption"})
 
 
 @dataclass(slots=True)

@@ -11,6 +11,7 @@ from kubesched.plugins.nodename import NodeName
 from kubesched.plugins.nodeports import NodePorts
 from kubesched.plugins.noderesources import BalancedAllocation, Fit
 from kubesched.plugins.nodeunschedulable import NodeUnschedulable
+from kubesched.plugins.podtopologyspread import PodTopologySpread
 from kubesched.plugins.prioritysort import PrioritySort
 from kubesched.plugins.schedulinggates import SchedulingGates
 from kubesched.plugins.tainttoleration import TaintToleration
@@ -36,6 +37,7 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
         NodeVolumeLimits.name: NodeVolumeLimits,
         VolumeBinding.name: VolumeBinding,
         VolumeZone.name: VolumeZone,
+        PodTopologySpread.name: PodTopologySpread,
         InterPodAffinity.name: InterPodAffinity,
         BalancedAllocation.name: BalancedAllocation,
         ImageLocality.name: ImageLocality,

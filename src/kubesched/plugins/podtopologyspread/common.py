@@ -159,10 +159,6 @@ def count_by_selector(pods: Iterable[Pod], matchers: Sequence[Matcher | None],
     return counts
 
 
-def counting_matchers(selectors: Sequence[Selector]) -> list[Matcher | None]:
-    return [None if s.empty() or s.nothing else compile_matcher(s) for s in selectors]
-
-
 POD_COUNTS_KEY = "PodTopologySpreadPodCounts"
 
 

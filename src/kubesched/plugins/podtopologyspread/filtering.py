@@ -18,8 +18,7 @@ from kubesched.plugins.podtopologyspread.common import (
     Constraint,
     InclusionMasks,
     LabelCodes,
-    count_by_selector,
-    counting_matchers,
+    PodCounts,
     match_node_inclusion_policies,
     node_labels_match_spread_constraints,
 )
@@ -93,46 +92,33 @@ class PreFilterState:
                               [dict(m) for m in self.tp_value_to_match_num])
 
 
-def calc_pre_filter_state(pod: Pod, constraints: list[Constraint],
-                          snapshot: Snapshot) -> PreFilterState:
+def calc_pre_filter_state(pod: Pod, constraints: list[Constraint], snapshot: Snapshot,
+                          pc: PodCounts) -> PreFilterState:
     """calPreFilterState over all snapshot nodes: eligible nodes have every topology key and
-    pass each constraint's inclusion policies; their matching pods are counted per domain."""
+    pass each constraint's inclusion policies; their matching pods are counted per domain
+    (domains in node order, as the counts were gathered)."""
     if not constraints:
         return PreFilterState()
-    infos = snapshot.node_infos
     table = snapshot.table
-    n = len(infos)
     tp_maps: list[dict[str, int]] = [{} for _ in constraints]
-    if n:
-        eligible = np.ones(n, dtype=bool)
-        for c in constraints:
-            eligible &= table.has_label(c.topology_key)
+    if snapshot.num_nodes:
+        codes = [LabelCodes(table, c.topology_key) for c in constraints]
+        eligible = np.logical_and.reduce([lc.present for lc in codes])
         masks = InclusionMasks(pod, table)
-        included = []
+        rows = []
         for c in constraints:
             m = masks.mask(c)
-            included.append(eligible if m is None else eligible & m)
-        any_included = np.logical_or.reduce(included) if len(included) > 1 else included[0]
-        # Distinct selectors: constraints sharing one are counted once per node.
-        sel_ids: dict = {}
-        sel_of = [sel_ids.setdefault(c.selector, len(sel_ids)) for c in constraints]
-        matchers = counting_matchers(list(sel_ids))
-        ns = pod.metadata.namespace
-        keys = [c.topology_key for c in constraints]
-        inc_rows = [inc.tolist() for inc in included]
-        for i in np.flatnonzero(any_included).tolist():
-            ni = infos[i]
-            node = ni.node
-            if node is None:
+            rows.append(np.flatnonzero(eligible if m is None else eligible & m))
+        counts = pc.counts([c.selector for c in constraints], rows)
+        for ci, lc in enumerate(codes):
+            r = rows[ci]
+            if not len(r):
                 continue
-            counts = count_by_selector(ni.pods, matchers, ns)
-            labels = node.metadata.labels
-            for ci, key in enumerate(keys):
-                if not inc_rows[ci][i]:
-                    continue
-                value = labels[key]
-                m = tp_maps[ci]
-                m[value] = m.get(value, 0) + counts[sel_of[ci]]
+            sub = lc.codes[r]  # every eligible node has the key: codes >= 0
+            sums = np.bincount(sub, weights=counts[ci][r], minlength=len(lc.values))
+            uniq, first = np.unique(sub, return_index=True)
+            tp_maps[ci] = {lc.values[u]: int(sums[u])
+                           for u in uniq[np.argsort(first, kind="stable")].tolist()}
     paths = []
     for m in tp_maps:
         cp = CriticalPaths()
