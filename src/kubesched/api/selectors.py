@@ -40,6 +40,10 @@ from kubesched.api.types import (
     Pod,
     PreferredSchedulingTerm,
 )
+from kubesched.api.validation import (
+    label_value_errors,
+    qualified_name_errors,
+)
 
 if TYPE_CHECKING:
     from kubesched.framework.node_table import NodeTable
@@ -73,63 +77,12 @@ class SelectorError(ValueError):
 
 _INT64_RE = re.compile(r"[+-]?[0-9]+")
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(_QNAME_FMT)
-_LABEL_VALUE_RE = re.compile(f"({_QNAME_FMT})?")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_RE = re.compile(rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*")
-
-
 def parse_int64(text: str) -> int | None:
     """Go ``strconv.ParseInt(text, 10, 64)``; None where Go returns an error."""
     if not _INT64_RE.fullmatch(text):
         return None
     n = int(text)
     return n if _INT64_MIN <= n <= _INT64_MAX else None
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """apimachinery ``IsQualifiedName`` (a label key)."""
-    parts = value.split("/")
-    errs: list[str] = []
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            errs.append("prefix part must be no more than 253 characters")
-        elif not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                        "alphanumeric characters, '-' or '.', and must start and end with an "
-                        "alphanumeric character")
-    else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-                "must start and end with an alphanumeric character with an optional DNS "
-                "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if name and not _QNAME_RE.fullmatch(name):
-        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and "
-                    "must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                    f"'my.name',  or '123-abc', regex used for validation is '{_QNAME_FMT}')")
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """apimachinery ``IsValidLabelValue``."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append("a valid label must be an empty string or consist of alphanumeric "
-                    "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                    f"character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-                    f"validation is '({_QNAME_FMT})?')")
-    return errs
 
 
 def _go_quote(v: Any) -> str:

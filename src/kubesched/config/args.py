@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kubesched.api.validation import label_value_errors, qualified_name_errors
 from kubesched.config.types import API_VERSION, FieldError, join_path
 
 # ============================================================ strict decoding
@@ -369,55 +370,6 @@ def default_args(plugin: str, args: dict[str, Any] | None = None) -> dict[str, A
 
 # ============================================================ validation
 
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
-_DNS1123_SUBDOMAIN_RE = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE_RE = re.compile(f"^({_QUALIFIED_NAME_FMT})?$")
-_NAME_PART_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-                  "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
-                  f"or '123-abc', regex used for validation is '{_QUALIFIED_NAME_FMT}')")
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """apimachinery's IsQualifiedName (what ValidateLabelName checks)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            errs.append("prefix part must be no more than 253 characters")
-        elif not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                        "alphanumeric characters, '-' or '.', and must start and end with an "
-                        "alphanumeric character")
-    else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-                "must start and end with an alphanumeric character with an optional DNS "
-                "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if name and not _QUALIFIED_NAME_RE.match(name):
-        errs.append(_NAME_PART_MSG)
-    return errs
-
-
-def _label_value_errors(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-    return errs
-
-
 def _supported(values: list[str] | tuple[str, ...]) -> str:
     return "unsupported value; supported values: " + ", ".join(f'"{v}"' for v in values)
 
@@ -592,7 +544,7 @@ def _validate_node_selector_term(path: str, term: dict[str, Any]) -> list[FieldE
                     errs.append(FieldError(join_path(vpath, i), "for 'Gt', 'Lt' operators, the "
                                                                 "value must be an integer", v))
         for i, v in enumerate(values):
-            errs.extend(FieldError(join_path(vpath, i), m, v) for m in _label_value_errors(v))
+            errs.extend(FieldError(join_path(vpath, i), m, v) for m in label_value_errors(v))
     for j, req in enumerate(term.get("matchFields", [])):
         p = join_path(join_path(path, "matchFields"), j)
         values = req.get("values", [])

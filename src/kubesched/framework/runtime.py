@@ -376,15 +376,8 @@ class Framework:
     # ------------------------------------------------------------------ Reserve .. PostBind
 
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
-        for p in self.reserve:
-            st = p.reserve(state, pod, node)
-            if st is not None and not st.is_success():
-                if not st.is_rejected():
-                    st = Status(Code.ERROR,
-                                (f'running Reserve plugin "{p.name}": {st.message()}',))
-                st.plugin = p.name
-                return st
-        return Status()
+        return _first_failure(self.reserve, "Reserve",
+                              lambda p: p.reserve(state, pod, node))
 
     def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
         for p in reversed(self.reserve):
@@ -412,30 +405,31 @@ class Framework:
         return Status(), 0.0
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
-        for p in self.pre_bind:
-            st = p.pre_bind(state, pod, node)
-            if st is not None and not st.is_success():
-                if not st.is_rejected():
-                    st = Status(Code.ERROR,
-                                (f'running PreBind plugin "{p.name}": {st.message()}',))
-                st.plugin = p.name
-                return st
-        return Status()
+        return _first_failure(self.pre_bind, "PreBind",
+                              lambda p: p.pre_bind(state, pod, node))
 
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
+        """The first bind plugin that does not Skip binds; Skip if all skipped."""
         for p in self.bind:
             st = p.bind(state, pod, node)
             if st is not None and st.is_skip():
                 continue
-            if st is not None and not st.is_success():
-                if not st.is_rejected():
-                    st = Status(Code.ERROR,
-                                (f'running Bind plugin "{p.name}": {st.message()}',))
-                st.plugin = p.name
-                return st
-            return Status()
+            return _first_failure([p], "Bind", lambda _p, st=st: st)
         return Status(Code.SKIP)
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
         for p in self.post_bind:
             p.post_bind(state, pod, node)
+
+
+def _first_failure(plugins: list[Any], point: str, call: Any) -> Status:
+    """Run ``call`` on each plugin until one fails: a rejection keeps its code, anything
+    else becomes an Error naming the plugin, as upstream's Run*Plugins do."""
+    for p in plugins:
+        st = call(p)
+        if st is not None and not st.is_success():
+            if not st.is_rejected():
+                st = Status(Code.ERROR, (f'running {point} plugin "{p.name}": {st.message()}',))
+            st.plugin = p.name
+            return st
+    return Status()

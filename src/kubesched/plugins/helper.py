@@ -7,13 +7,13 @@ Integer arithmetic follows Go: ``go_div`` truncates toward zero, ``go_round`` is
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from kubesched.api.types import Taint, Toleration
+from kubesched.api.validation import is_qualified_name
 from kubesched.framework.interface import MAX_NODE_SCORE
 
 # ---------------------------------------------------------------- Go arithmetic
@@ -111,25 +111,6 @@ REQUESTS_PREFIX = "requests."
 HUGEPAGES_PREFIX = "hugepages-"
 ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
 
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN = re.compile(rf"^{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*$")
-
-
-def _is_qualified_name(value: str) -> bool:
-    """apimachinery ``validation.IsQualifiedName``."""
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            return False
-    else:
-        return False
-    return 0 < len(name) <= 63 and bool(_QUALIFIED_NAME.match(name))
-
-
 def is_prefixed_native_resource(name: str) -> bool:
     return DEFAULT_NAMESPACE_PREFIX in name
 
@@ -143,7 +124,7 @@ def is_extended_resource_name(name: str) -> bool:
     """``v1helper.IsExtendedResourceName``: a fully-qualified name outside kubernetes.io/."""
     if is_native_resource(name) or name.startswith(REQUESTS_PREFIX):
         return False
-    return _is_qualified_name(REQUESTS_PREFIX + name)
+    return is_qualified_name(REQUESTS_PREFIX + name)
 
 
 @lru_cache(maxsize=4096)

@@ -50,8 +50,7 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
-from kubesched.plugins.noderesources.least_allocated import least_resource_scorer
-from kubesched.plugins.noderesources.most_allocated import most_resource_scorer
+from kubesched.plugins.noderesources.allocated import least_resource_scorer, most_resource_scorer
 from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
     parse_shape,
     requested_to_capacity_ratio_scorer,

@@ -1,0 +1,62 @@
+"""apimachinery's name and label validation (IsQualifiedName, IsValidLabelValue), with
+upstream's error messages: the one place the API model, the selectors and the configuration
+check label keys and values."""
+
+from __future__ import annotations
+
+import re
+
+QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QNAME_RE = re.compile(QUALIFIED_NAME_FMT)
+_LABEL_VALUE_RE = re.compile(f"({QUALIFIED_NAME_FMT})?")
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_RE = re.compile(rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*")
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """apimachinery ``IsQualifiedName`` (a label key)."""
+    parts = value.split("/")
+    errs: list[str] = []
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        elif len(prefix) > 253:
+            errs.append("prefix part must be no more than 253 characters")
+        elif not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
+                        "alphanumeric characters, '-' or '.', and must start and end with an "
+                        "alphanumeric character")
+    else:
+        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
+                "must start and end with an alphanumeric character with an optional DNS "
+                "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if name and not _QNAME_RE.fullmatch(name):
+        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and "
+                    "must start and end with an alphanumeric character (e.g. 'MyName',  or "
+                    "'my.name',  or '123-abc', regex used for validation is "
+                    f"'{QUALIFIED_NAME_FMT}')")
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """apimachinery ``IsValidLabelValue``."""
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append("a valid label must be an empty string or consist of alphanumeric "
+                    "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                    f"character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+                    f"validation is '({QUALIFIED_NAME_FMT})?')")
+    return errs
+
+
+def is_qualified_name(value: str) -> bool:
+    return not qualified_name_errors(value)
