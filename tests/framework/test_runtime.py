@@ -15,7 +15,6 @@ from kubesched.framework.interface import (
     FilterPlugin,
     PreFilterPlugin,
     PreScorePlugin,
-    QueueSortPlugin,
     ScorePlugin,
 )
 from kubesched.framework.runtime import Framework
