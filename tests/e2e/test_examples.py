@@ -91,3 +91,31 @@ def test_explain_missing_or_running_pod_is_exit_2():
     for key in ("default/nope", "shop/db-0"):
         res = CliRunner().invoke(main, ["explain", _example("quickstart.yaml"), "--pod", key])
         assert res.exit_code == 2, (key, res.output)
+
+
+def test_malformed_yaml_is_exit_2(tmp_path):
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: [unclosed\n")
+    res = CliRunner().invoke(main, ["simulate", str(bad)])
+    assert res.exit_code == 2
+    assert "broken.yaml" in res.output and "Traceback" not in res.output
+
+
+def test_bad_config_field_names_its_path(tmp_path):
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                   "percentageOfNodesToScore: 140\n")
+    res = CliRunner().invoke(main, ["simulate", "--config", str(cfg)])
+    assert res.exit_code == 2
+    assert "cfg.yaml" in res.output and "percentageOfNodesToScore" in res.output
+    assert "140" in res.output
+
+
+def test_unknown_kind_is_skipped_with_a_warning(tmp_path):
+    f = tmp_path / "mixed.yaml"
+    f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\n"
+                 "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                 "status: {capacity: {cpu: '1', memory: 1Gi, pods: '10'}}\n")
+    res = CliRunner().invoke(main, ["simulate", str(f), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "Deployment" in res.output and "warning" in res.output

@@ -144,7 +144,8 @@ class SimCluster:
             if kind == _ARRIVE:
                 pod = payload  # type: ignore[assignment]
                 self.pods[pod.uid] = pod
-                self.records[pod.uid] = PodRecord(pod.key, time=now)
+                if self.scheduler.responsible_for(pod):  # others never enter our queue
+                    self.records[pod.uid] = PodRecord(pod.key, time=now)
                 self.scheduler.on_pod_add(pod)
             elif kind == _BOUND:
                 old, new = payload  # type: ignore[misc]
