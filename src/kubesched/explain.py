@@ -11,6 +11,7 @@ from kubesched.api.types import Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FitError
 from kubesched.scheduler import Scheduler
 
@@ -49,6 +50,10 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
     from kubesched.clock import VirtualClock
 
     target = find_target(scenario, pod_key)
+    refused = scenario.admission_errors.get(target.uid)
+    if refused is not None:
+        raise InputError(f"pod {pod_key} can never be scheduled: the API server refuses it "
+                         f"({refused})", obj=f"Pod {pod_key}")
     sched = Scheduler(_ReadOnlyBackend(), VirtualClock(), config)
     sched.handle.objects = scenario.objects
     sched.handle.namespaces = scenario.namespaces
@@ -63,7 +68,7 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
         if pod.spec.node_name and pod.status.phase not in ("Succeeded", "Failed"):
             sched.cache.add_pod(pod)
         elif (not pod.spec.node_name and pod.status.nominated_node_name
-              and pod.uid != target.uid):
+              and pod.uid != target.uid and pod.uid not in scenario.admission_errors):
             sched.queue.add_nominated_pod(pod, pod.status.nominated_node_name)
     sched.cache.update_snapshot(sched.snapshot)
     snap = sched.snapshot
@@ -94,12 +99,37 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
     else:
         fe = FitError(target, snap.num_nodes, found.diagnosis)
         if fwk.post_filter:
-            nominated, st = fwk.run_post_filter(state, target, n2s)
+            nominated, victims, st = decide_post_filter(fwk, state, target, n2s)
             fe.diagnosis.post_filter_msg = st.message()
-            out["preemption"] = ({"node": nominated, "victims": []}
-                                 if nominated else None)
+            out["preemption"] = ({"node": nominated, "victims": sorted(victims)}
+                                 if nominated and st.is_success() else None)
         message = str(fe)
     out["nodes"] = [node_rows[n] for n in names]
     out["selected"] = selected
     out["message"] = message
     return out
+
+
+def decide_post_filter(fwk: Any, state: CycleState, pod: Pod, n2s: Any
+                       ) -> tuple[str | None, list[str], Status]:
+    """The profile's PostFilter plugins as ``Framework.run_post_filter`` runs them, but
+    deciding only: DefaultPreemption reports the node it would nominate and the victims
+    it would evict, and evicts nothing. Returns (node, victims "ns/name", status)."""
+    nominated: str | None = None
+    reasons: list[str] = []
+    for p in fwk.post_filter:
+        decide = getattr(p, "decide", None)
+        if decide is None:
+            raise InputError(f"PostFilter plugin {p.name} cannot be asked without acting",
+                             obj=f"profile {fwk.profile_name}")
+        res = decide(state, pod, n2s)
+        st = res.status
+        victims = [v.key for v in res.candidate.victims.pods] if res.candidate else []
+        if st.is_success() or st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            return res.nominated, victims, st
+        if not st.is_rejected():
+            return None, [], Status(Code.ERROR, st.reasons, p.name)
+        if res.nominated is not None:
+            nominated = res.nominated
+        reasons.extend(st.reasons)
+    return nominated, [], Status(Code.UNSCHEDULABLE, tuple(reasons))

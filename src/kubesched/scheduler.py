@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import logging
 import random
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -104,6 +106,14 @@ class Scheduler:
         self.handle.nominated_pods = self.queue.nominated_pods_for_node
         self.next_start_node_index = 0
         self.pending: dict[str, Pod] = {}  # unassigned pods this scheduler is responsible for
+        # A backend that drives the core from several threads (the kube backend: informers,
+        # the scheduling loop, binding cycles) holds ``lock`` around on_* and schedule_one;
+        # the binding cycle takes it for its own state changes. Uncontended in the simulator.
+        self.lock = threading.RLock()
+        # None: the binding cycle runs right after the scheduling cycle (the simulator).
+        # Set: it is handed the binding cycle to run asynchronously, as upstream's goroutine
+        # (PreBind and Bind then run without the lock, concurrently with scheduling).
+        self.binding_runner: Callable[[Callable[[], None]], None] | None = None
 
     # ------------------------------------------------------------------ informer side
 
@@ -167,6 +177,24 @@ class Scheduler:
                 self.queue.move_all_to_active_or_backoff(
                     ev.ASSIGNED_POD_DELETE, pod, None, le_priority_pre_check(pod.priority))
 
+    # PersistentVolume / PersistentVolumeClaim / StorageClass / CSINode events. The backend
+    # has already stored the object in handle.objects (the informers' caches); the queue
+    # hears of it as upstream's event handlers tell it (a plain Add / Update / Delete).
+    def on_storage_object_add(self, obj: Any) -> None:
+        self._storage_event(obj.kind, ev.ActionType.ADD, None, obj)
+
+    def on_storage_object_update(self, old: Any, new: Any) -> None:
+        self._storage_event(new.kind, ev.ActionType.UPDATE, old, new)
+
+    def on_storage_object_delete(self, obj: Any) -> None:
+        self._storage_event(obj.kind, ev.ActionType.DELETE, obj, None)
+
+    def _storage_event(self, kind: str, action: ev.ActionType, old: Any, new: Any) -> None:
+        resource = STORAGE_EVENT_RESOURCES[kind]
+        label = f"{resource}{action.name.capitalize()}"
+        self.queue.move_all_to_active_or_backoff(ev.ClusterEvent(resource, action, label),
+                                                 old, new)
+
     # ------------------------------------------------------------------ schedule_one
 
     def schedule_one(self) -> bool:
@@ -191,7 +219,12 @@ class Scheduler:
         cycle = self.queue.scheduling_cycle
         result, assumed = self._scheduling_cycle(fwk, state, qpi, cycle)
         if result is not None and assumed is not None:
-            self._binding_cycle(fwk, state, qpi, result, assumed, cycle)
+            if self.binding_runner is None:
+                self._binding_cycle(fwk, state, qpi, result, assumed, cycle)
+            else:
+                r, a = result, assumed
+                self.binding_runner(
+                    lambda: self._binding_cycle(fwk, state, qpi, r, a, cycle))
         return True
 
     def _scheduling_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
@@ -200,14 +233,14 @@ class Scheduler:
         try:
             result = self.schedule_pod(fwk, state, pod)
         except FitError as fe:
-            nominated: str | None = ""
+            nominated: str | None = ""  # no PostFilter plugin: clear the nomination
             if fwk.post_filter:
                 node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
                 if st.code == Code.ERROR:
                     log.error("running PostFilter for %s: %s", pod.key, st.message())
-                else:
-                    fe.diagnosis.post_filter_msg = st.message()
-                nominated = node if node is not None else ""
+                fe.diagnosis.post_filter_msg = st.message()
+                # None (no PostFilterResult) keeps the pod's nomination; "" clears it
+                nominated = node
             self._handle_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe, nominated, cycle)
             return None, None
         except (PluginError, NoNodesAvailable) as err:
@@ -249,24 +282,28 @@ class Scheduler:
                        result: ScheduleResult, assumed: Pod, cycle: int) -> None:
         node = result.suggested_host
         # Permit Wait is not parked in the synchronous core: no in-tree plugin waits.
-        self.queue.done(assumed.uid)
+        with self.lock:
+            self.queue.done(assumed.uid)
         st = fwk.run_pre_bind(state, assumed, node)
         if st.is_success():
             st = fwk.run_bind(state, assumed, node)
             if st.code == Code.SKIP:
                 st = Status(Code.ERROR, ("no bind plugin bound the pod",))
-        if not st.is_success():
-            fwk.run_unreserve(state, assumed, node)
-            self.cache.forget_pod(assumed)
-            self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, assumed, None)
-            self._handle_failure(fwk, qpi, st, None, "", cycle)
-            return
-        self.cache.finish_binding(assumed)
-        self.backend.record_event(assumed, "Normal", "Scheduled",
-                                  f"Successfully assigned {assumed.key} to {node}")
-        if self.recorder is not None:
-            self.recorder.attempt(assumed, "scheduled", node, None)
-        fwk.run_post_bind(state, assumed, node)
+        with self.lock:
+            if not st.is_success():
+                fwk.run_unreserve(state, assumed, node)
+                # (an informer may already have reported the pod bound elsewhere)
+                if self.cache.is_assumed(assumed):
+                    self.cache.forget_pod(assumed)
+                self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, assumed, None)
+                self._handle_failure(fwk, qpi, st, None, "", cycle)
+                return
+            self.cache.finish_binding(assumed)
+            self.backend.record_event(assumed, "Normal", "Scheduled",
+                                      f"Successfully assigned {assumed.key} to {node}")
+            if self.recorder is not None:
+                self.recorder.attempt(assumed, "scheduled", node, None)
+            fwk.run_post_bind(state, assumed, node)
 
     # ------------------------------------------------------------------ failure handling
 
@@ -443,6 +480,14 @@ class Scheduler:
         top = np.flatnonzero(totals == totals.max())
         pick = int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
         return self.snapshot.table.names[int(feasible[pick])]
+
+
+STORAGE_EVENT_RESOURCES = {
+    "PersistentVolume": ev.Resource.PERSISTENT_VOLUME,
+    "PersistentVolumeClaim": ev.Resource.PERSISTENT_VOLUME_CLAIM,
+    "StorageClass": ev.Resource.STORAGE_CLASS,
+    "CSINode": ev.Resource.CSI_NODE,
+}
 
 
 class NoNodesAvailable(Exception):

@@ -25,9 +25,6 @@ def golden_cases(folder: str) -> list[Path]:
 FOLDERS = ["explain", "explain-config", "explain-spread", "explain-volumes"]
 CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
 
-# Plugins registered but not yet exact: a verdict they decide is skipped, not compared.
-PENDING_PLUGINS = {"VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"}
-
 
 # The verdicts come from v1.30.6; v1.35 no longer names the taint in TaintToleration's
 # reason (kubernetes#134740), so upstream's older wording is brought to v1.35's here.
@@ -78,12 +75,9 @@ def test_explain_matches_upstream(folder: str, path: Path) -> None:
         pytest.skip(VERSION_DIFFERENCES[path.stem])
     want = _upstream(path)
     missing = _decided_by(want) - set(in_tree_registry())
-    pending = _decided_by(want) & PENDING_PLUGINS
-    if missing or pending:
-        pytest.skip(f"decided by plugins not yet exact: {sorted(missing | pending)}")
+    if missing:
+        pytest.skip(f"decided by plugins not yet exact: {sorted(missing)}")
     scenario = load_scenario([str(path)])
-    if any(v.pvc_claim_name for p in scenario.pods for v in p.spec.volumes):
-        pytest.skip("volume plugins not yet exact")
     config = (load_config(scenario.config, str(path)) if scenario.config is not None
               else default_config())
     if scenario.config is None:

@@ -25,6 +25,8 @@ from kubesched.api.parse import (
     parse_pod,
     parse_priority_class,
 )
+from kubesched.api.policy import parse_pod_disruption_budget
+from kubesched.api.storage import STORAGE_PARSERS, assign_default_storage_class
 from kubesched.api.types import (
     ARRIVAL_ANNOTATION,
     DURATION_ANNOTATION,
@@ -45,7 +47,8 @@ except AttributeError:  # PyYAML built without libyaml
 CONFIG_KIND = "KubeSchedulerConfiguration"
 CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
 
-#: kinds kept raw (namespaced?) until the plugins that read them parse them.
+#: kinds kept in ``Scenario.objects`` (namespaced?): the storage kinds typed
+#: (``api.storage``), the others raw until the plugins that read them parse them.
 GENERIC_KINDS: dict[str, bool] = {
     "PersistentVolume": False,
     "PersistentVolumeClaim": True,
@@ -57,6 +60,9 @@ GENERIC_KINDS: dict[str, bool] = {
     "ReplicationController": True,
     "StatefulSet": True,
 }
+
+#: other kinds parsed into typed objects (``api.policy``).
+TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget}
 
 #: PriorityClasses every cluster has (scheduling.k8s.io SystemPriorityClasses).
 SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
@@ -71,11 +77,14 @@ class Scenario:
     pods: list[Pod] = field(default_factory=list)  # file order; running = spec.node_name set
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
-    objects: dict[str, list[GenericObject]] = field(
+    objects: dict[str, list[Any]] = field(
         default_factory=lambda: {kind: [] for kind in GENERIC_KINDS})
     config: dict[str, Any] | None = None
     config_source: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # Pods the API server would refuse at creation (a missing PriorityClass): uid → its
+    # message. They stay pending and are never scheduled (see ``_resolve_priorities``).
+    admission_errors: dict[str, str] = field(default_factory=dict)
 
 
 def _annotation_seconds(pod: Pod, key: str) -> float | None:
@@ -199,7 +208,10 @@ class _ScenarioBuilder:
         key = (kind, meta.namespace, meta.name)
         self._check_new(key in self._generic_keys, kind, meta, source)
         self._generic_keys.add(key)
-        self.sc.objects[kind].append(GenericObject(kind=kind, metadata=meta, raw=doc))
+        parser = STORAGE_PARSERS.get(kind) or TYPED_PARSERS.get(kind)
+        obj = (parser(doc, source=source) if parser is not None
+               else GenericObject(kind=kind, metadata=meta, raw=doc))
+        self.sc.objects[kind].append(obj)
 
     def _add_config(self, doc: dict[str, Any], source: str) -> None:
         api_version = doc.get("apiVersion")
@@ -223,11 +235,19 @@ class _ScenarioBuilder:
             if ns and ns not in sc.namespaces:
                 sc.namespaces[ns] = make_namespace(ns)
         self._resolve_priorities()
+        assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
+                                     sc.objects["StorageClass"])
         return sc
 
     def _resolve_priorities(self) -> None:
         """The Priority admission plugin: priority (and preemptionPolicy) from the pod's
-        PriorityClass, or from the global default class when it names none."""
+        PriorityClass, or from the global default class when it names none.
+
+        A pod naming a PriorityClass that does not exist is refused by that admission
+        plugin upstream (``pods "x" is forbidden: no PriorityClass with name y was found``),
+        so no scheduler ever sees it. That is a scheduling problem, not bad input: the pod
+        is kept, pending for good, with the API server's message in
+        ``Scenario.admission_errors`` (the simulator reports it as the pod's reason)."""
         sc = self.sc
         classes: dict[str, tuple[int, str]] = {
             name: (value, "PreemptLowerPriority")
@@ -247,8 +267,13 @@ class _ScenarioBuilder:
                 continue
             if spec.priority_class_name:
                 found = classes.get(spec.priority_class_name)
-                if found is None:
-                    continue  # a missing class: the pod keeps priority 0
+                if found is None:  # a running pod keeps priority 0, as before
+                    if not spec.node_name:
+                        msg = (f'pods "{pod.name}" is forbidden: no PriorityClass with name '
+                               f"{spec.priority_class_name} was found")
+                        sc.admission_errors[pod.uid] = msg
+                        sc.warnings.append(f"Pod {pod.key}: {msg}; it stays pending")
+                    continue
                 spec.priority, policy = found
             elif default is not None:
                 spec.priority_class_name = default.metadata.name

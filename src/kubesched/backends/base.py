@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.types import Pod, PodCondition
 
 
@@ -29,3 +30,15 @@ class Backend(Protocol):
 
     def delete_pod(self, pod: Pod, reason: str) -> None:
         """Delete a pod (preemption victims)."""
+
+    # VolumeBinding's PreBind makes upstream's API calls through these; the cluster's PV
+    # controller (and external provisioner) then completes the binding: the claim gets
+    # spec.volumeName, the bind-completed annotation and phase Bound.
+    def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
+        """``PersistentVolumes().Update``: store ``pv`` (a volume pre-bound to its claim
+        through spec.claimRef); returns the stored object; raises on a conflict."""
+
+    def update_persistent_volume_claim(self, pvc: PersistentVolumeClaim
+                                       ) -> PersistentVolumeClaim:
+        """``PersistentVolumeClaims(ns).Update``: store ``pvc`` (a claim annotated with the
+        node selected for dynamic provisioning); returns the stored object."""

@@ -46,7 +46,7 @@ from kubesched.framework.types import NodeToStatus, QueuedPodInfo
 
 log = logging.getLogger(__name__)
 
-NOT_YET_IMPLEMENTED = frozenset({"DefaultPreemption"})
+NOT_YET_IMPLEMENTED: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -137,6 +137,10 @@ class Framework:
             raise InputError("at least one bind plugin is needed",
                              obj=f"profile {self.profile_name}", field="plugins.bind")
         self.plugins = instances
+        for p in instances.values():  # plugins that drive the framework (DefaultPreemption)
+            attach = getattr(p, "set_framework", None)
+            if attach is not None:
+                attach(self)
 
     # ------------------------------------------------------------------ queue
 
@@ -199,6 +203,10 @@ class Framework:
             st = ext.add_pod(state, pod, other, ni)
             if st is not None and not st.is_success():
                 raise PluginError(f'running AddPod on PreFilter plugin "{p.name}": {st.message()}')
+
+    def run_add_pod(self, state: CycleState, pod: Pod, other: Pod, ni: NodeInfo) -> None:
+        """The PreFilter plugins' AddPod extensions (raises PluginError)."""
+        self._run_add_pod(state, pod, other, ni)
 
     def run_remove_pod(self, state: CycleState, pod: Pod, other: Pod, ni: NodeInfo) -> None:
         for p in self.pre_filter:

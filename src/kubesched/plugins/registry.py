@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kubesched.framework.interface import Plugin
 from kubesched.plugins.defaultbinder import DefaultBinder
+from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.imagelocality import ImageLocality
 from kubesched.plugins.interpodaffinity import InterPodAffinity
 from kubesched.plugins.nodeaffinity import NodeAffinity
@@ -11,16 +12,14 @@ from kubesched.plugins.nodename import NodeName
 from kubesched.plugins.nodeports import NodePorts
 from kubesched.plugins.noderesources import BalancedAllocation, Fit
 from kubesched.plugins.nodeunschedulable import NodeUnschedulable
+from kubesched.plugins.nodevolumelimits import NodeVolumeLimits
 from kubesched.plugins.podtopologyspread import PodTopologySpread
 from kubesched.plugins.prioritysort import PrioritySort
 from kubesched.plugins.schedulinggates import SchedulingGates
 from kubesched.plugins.tainttoleration import TaintToleration
-from kubesched.plugins.volumes_pending import (
-    NodeVolumeLimits,
-    VolumeBinding,
-    VolumeRestrictions,
-    VolumeZone,
-)
+from kubesched.plugins.volumebinding import VolumeBinding
+from kubesched.plugins.volumerestrictions import VolumeRestrictions
+from kubesched.plugins.volumezone import VolumeZone
 
 
 def in_tree_registry() -> dict[str, type[Plugin]]:
@@ -40,6 +39,7 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
         PodTopologySpread.name: PodTopologySpread,
         InterPodAffinity.name: InterPodAffinity,
         BalancedAllocation.name: BalancedAllocation,
+        DefaultPreemption.name: DefaultPreemption,
         ImageLocality.name: ImageLocality,
         DefaultBinder.name: DefaultBinder,
     }

@@ -13,8 +13,22 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
+from kubesched.api.storage import (
+    ANN_SELECTED_NODE,
+    NOT_SUPPORTED_PROVISIONER,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    controller_bind,
+    copy_object,
+    provision_volume,
+    pvc_storage_class,
+    replace_storage_object,
+    resource_version_int,
+    storage_index,
+)
 from kubesched.api.types import Pod, PodCondition
 from kubesched.backends.base import BindError
 from kubesched.clock import VirtualClock
@@ -22,7 +36,8 @@ from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.scheduler import Scheduler
 
 # Event kinds, in the order they are applied when due at the same virtual time.
-_BOUND, _FINISH, _ARRIVE = 0, 1, 2
+_BOUND, _FINISH, _GONE, _ARRIVE = 0, 1, 2, 3
+_STORAGE = 4  # a PV / PVC stored: (old or None, new)
 
 
 @dataclass(slots=True)
@@ -71,8 +86,11 @@ class SimCluster:
         self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
                                    recorder=self)
         h = self.scheduler.handle
-        h.objects = scenario.objects
+        # the simulated API server's objects: lists of its own (PreBind replaces storage
+        # objects in them), the objects shared with the scenario
+        h.objects = {kind: list(objs) for kind, objs in scenario.objects.items()}
         h.namespaces = scenario.namespaces
+        self._resource_version = 0
 
     # ------------------------------------------------------------------ Backend
 
@@ -95,29 +113,121 @@ class SimCluster:
         self._bound += 1
         self._push(self.clock.now(), _BOUND, (current, bound))  # ...watchers hear of it next
 
+    # PersistentVolumes and claims: the API server's update, then what the PV controller and
+    # a CSI external provisioner do about it, all at once; watchers hear of each change next.
+
+    def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
+        new = self._store_storage(pv)
+        ref = new.spec.claim_ref
+        pvc = storage_index(self.scheduler.handle.objects).pvc(ref.namespace, ref.name) \
+            if ref is not None else None
+        if (pvc is not None and not pvc.spec.volume_name
+                and (not ref.uid or ref.uid == pvc.metadata.uid)):  # type: ignore[union-attr]
+            new = self._controller_bind(new, pvc)
+        return new
+
+    def update_persistent_volume_claim(self, pvc: PersistentVolumeClaim
+                                       ) -> PersistentVolumeClaim:
+        new = self._store_storage(pvc)
+        objects = self.scheduler.handle.objects
+        index = storage_index(objects)
+        node_name = new.metadata.annotations.get(ANN_SELECTED_NODE)
+        sc = index.storage_class(pvc_storage_class(new))
+        ni = self.scheduler.cache.nodes.get(node_name) if node_name else None
+        if (new.spec.volume_name or sc is None or ni is None or ni.node is None
+                or sc.provisioner in ("", NOT_SUPPORTED_PROVISIONER)):
+            return new
+        pv = provision_volume(new, sc, ni.node.metadata.labels, index.csi_node(node_name))
+        self._resource_version += 1
+        pv.metadata.resource_version = str(self._resource_version)
+        replace_storage_object(objects, pv)
+        self._push(self.clock.now(), _STORAGE, (None, pv))
+        self._controller_bind(pv, new)
+        return new  # as stored by the update; the controller's binding follows
+
+    def _store_storage(self, obj: Any) -> Any:
+        """An Update of the API server: the stored object must not have changed since."""
+        objects = self.scheduler.handle.objects
+        index = storage_index(objects)
+        current = (index.pvc(obj.namespace, obj.name) if obj.kind == "PersistentVolumeClaim"
+                   else index.pv(obj.name))
+        plural = obj.kind.lower() + "s"
+        if current is None:
+            raise BindError(f'{plural} "{obj.name}" not found')
+        if current.metadata.resource_version != obj.metadata.resource_version:
+            raise BindError(f'Operation cannot be fulfilled on {plural} "{obj.name}": the '
+                            "object has been modified; please apply your changes to the latest "
+                            "version and try again", conflict=True)
+        new = copy_object(obj)
+        self._resource_version = max(self._resource_version,
+                                     resource_version_int(current) or 0) + 1
+        new.metadata.resource_version = str(self._resource_version)
+        replace_storage_object(objects, new)
+        self._push(self.clock.now(), _STORAGE, (current, new))
+        return new
+
+    def _controller_bind(self, pv: PersistentVolume, pvc: PersistentVolumeClaim
+                         ) -> PersistentVolume:
+        """The PV controller binds the claim and the volume (both stored, events pushed)."""
+        new_pv, new_pvc = controller_bind(pv, pvc)
+        for old, new in ((pv, new_pv), (pvc, new_pvc)):
+            self._resource_version += 1
+            new.metadata.resource_version = str(self._resource_version)
+            replace_storage_object(self.scheduler.handle.objects, new)
+            self._push(self.clock.now(), _STORAGE, (old, new))
+        return new_pv
+
     def update_pod_status(self, pod: Pod, condition: PodCondition | None,
                           nominated_node_name: str | None) -> None:
-        # Status-only changes do not requeue pods upstream, so watchers are not told.
+        # Status-only changes do not requeue pods upstream, so watchers are not told —
+        # except a pending pod's nominatedNodeName being cleared or moved by someone else
+        # (preemption clearing lower-priority nominations): the scheduler's informer
+        # handler reacts to that (the room held for the pod is free again).
         current = self.pods.get(pod.uid)
         if current is None:
             return
         if condition is not None:
             conds = [c for c in current.status.conditions if c.type != condition.type]
             current.status.conditions = [*conds, condition]
-        if nominated_node_name is not None:
+        if nominated_node_name is None or \
+                nominated_node_name == current.status.nominated_node_name:
+            return
+        if current.spec.node_name or not current.status.nominated_node_name:
             current.status.nominated_node_name = nominated_node_name
+            return
+        new = copy.copy(current)
+        new.status = copy.copy(current.status)
+        new.status.nominated_node_name = nominated_node_name
+        self.pods[pod.uid] = new
+        self.scheduler.on_pod_update(current, new)
 
     def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
         self.event_counts[reason] = self.event_counts.get(reason, 0) + 1
 
     def delete_pod(self, pod: Pod, reason: str) -> None:
-        current = self.pods.pop(pod.uid, None)
-        if current is None:
+        """Graceful deletion (preemption victims): a bound pod is marked terminating at
+        once (deletionTimestamp; watchers hear of the update) and goes away after its
+        terminationGracePeriodSeconds of virtual time, freeing its resources then; a
+        pending pod goes at once. ``reason`` becomes its placement message."""
+        current = self.pods.get(pod.uid)
+        if current is None or current.metadata.deletion_timestamp is not None:
             return
+        now = self.clock.now()
         rec = self.records.get(pod.uid)
         if rec is not None:
-            rec.node, rec.message, rec.time = None, reason, self.clock.now()
-        self.scheduler.on_pod_delete(current)
+            rec.node, rec.message, rec.time = None, reason, now
+        if not current.spec.node_name:
+            del self.pods[pod.uid]
+            self.scheduler.on_pod_delete(current)
+            return
+        term = copy.copy(current)
+        term.metadata = copy.copy(current.metadata)
+        term.metadata.deletion_timestamp = now
+        term.status = copy.copy(current.status)
+        term.status.conditions = list(current.status.conditions)
+        self.pods[pod.uid] = term
+        self.scheduler.on_pod_update(current, term)
+        self._push(now + current.spec.termination_grace_period_seconds, _GONE, term)
 
     # ------------------------------------------------------------------ Recorder
 
@@ -143,6 +253,11 @@ class SimCluster:
             _t, kind, _s, payload = heapq.heappop(self._timeline)
             if kind == _ARRIVE:
                 pod = payload  # type: ignore[assignment]
+                refused = self.scenario.admission_errors.get(pod.uid)
+                if refused is not None:  # the API server refuses it: pending for good
+                    if self.scheduler.responsible_for(pod):
+                        self.records[pod.uid] = PodRecord(pod.key, time=now, message=refused)
+                    continue
                 self.pods[pod.uid] = pod
                 if self.scheduler.responsible_for(pod):  # others never enter our queue
                     self.records[pod.uid] = PodRecord(pod.key, time=now)
@@ -155,9 +270,22 @@ class SimCluster:
                     self._push(now + d, _FINISH, new)
             elif kind == _FINISH:
                 pod = payload  # type: ignore[assignment]
+                cur = self.pods.get(pod.uid)
+                if cur is pod or (cur is not None and cur.metadata.deletion_timestamp is not None
+                                  and cur.spec.node_name == pod.spec.node_name):
+                    del self.pods[pod.uid]  # finished (also while terminating)
+                    self.scheduler.on_pod_delete(cur)
+            elif kind == _GONE:
+                pod = payload  # type: ignore[assignment]
                 if self.pods.get(pod.uid) is pod:
                     del self.pods[pod.uid]
                     self.scheduler.on_pod_delete(pod)
+            elif kind == _STORAGE:
+                old, new = payload  # type: ignore[misc]
+                if old is None:
+                    self.scheduler.on_storage_object_add(new)
+                else:
+                    self.scheduler.on_storage_object_update(old, new)
 
     def load(self) -> None:
         for node in self.scenario.nodes:

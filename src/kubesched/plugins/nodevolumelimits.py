@@ -1,0 +1,306 @@
+"""NodeVolumeLimits, the CSI attach limits (upstream ``plugins/nodevolumelimits/csi.go``, v1.35).
+
+A node's limit per CSI driver is its CSINode's ``drivers[].allocatable.count`` (no CSINode or
+no count: no limit). Filter counts the distinct volumes (``driver/volumeHandle``) of the pods on
+the node per driver, adds the incoming pod's volumes not already there, and rejects the node
+with Unschedulable "node(s) exceed max volume count" when a driver's count goes over its limit.
+A claim without a volume counts under its class's provisioner with a per-claim handle; in-tree
+volumes count under their CSI driver when migration is on for the node (AWS EBS, GCE PD, Azure
+Disk and Cinder with a CSINode; Portworx when the CSINode's migrated-plugins annotation lists
+it). VolumeAttachment objects are not part of scenarios, so they add nothing here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from kubesched.api.storage import CSINode, PersistentVolumeClaim, StorageIndex, storage_index
+from kubesched.api.types import Pod, Volume
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+    Resource,
+)
+from kubesched.framework.interface import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+)
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.status import Status, error, skip, unresolvable, unschedulable
+from kubesched.plugins.volumebinding.csi_translation import (
+    TranslationError,
+    csi_name_from_in_tree,
+    inline_plugin_name,
+    is_csi_migration_on,
+    is_migratable_plugin_name,
+    pv_plugin_name,
+    translate_inline,
+    translate_pv,
+)
+from kubesched.plugins.volumebinding.helpers import (
+    StorageError,
+    check_volume_is_for_pod,
+    pod_claim_name,
+    pvc_not_found,
+)
+
+if TYPE_CHECKING:
+    from kubesched.framework.handle import Handle
+    from kubesched.framework.snapshot import Snapshot
+
+NAME = "NodeVolumeLimits"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
+
+CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
+RESOURCE_NAME_LENGTH_LIMIT = 63
+# upstream draws a random 32-character prefix per scheduler; any fixed string that no real
+# volume handle starts with does the same job
+RANDOM_VOLUME_ID_PREFIX = "kubesched0unbound0claim0handle00"
+
+
+def csi_attach_limit_key(driver: str) -> str:
+    """``volumeutil.GetCSIAttachLimitKey``."""
+    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
+        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
+        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
+    return CSI_ATTACH_LIMIT_PREFIX + driver
+
+
+def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
+    """``getVolumeLimits``: limit key -> allocatable count of the CSINode's drivers."""
+    if csi_node is None:
+        return {}
+    return {csi_attach_limit_key(d.name): d.allocatable_count for d in csi_node.drivers
+            if d.allocatable_count is not None}
+
+
+class _LookupError(StorageError):
+    """The incoming pod's claim is missing (NotFound: UnschedulableAndUnresolvable)."""
+
+
+class _State:
+    __slots__ = ("new_volumes",)
+
+    def __init__(self) -> None:
+        # id(CSINode or None) -> the incoming pod's volumes, or the error computing them
+        self.new_volumes: dict[int, dict[str, str] | StorageError] = {}
+
+    def clone(self) -> _State:
+        return self
+
+
+def _uses_attachable_volumes(pod: Pod) -> bool:
+    return any(pod_claim_name(pod, v) is not None or inline_plugin_name(v) is not None
+               for v in pod.spec.volumes)
+
+
+class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+        super().__init__(args, handle)
+        # existing pods' volumes: (pod uid, id(CSINode)) -> volumes, valid for one index
+        self._existing: dict[tuple[str, int], dict[str, str]] = {}
+        self._existing_index: StorageIndex | None = None
+
+    def _index(self) -> StorageIndex:
+        return storage_index(self.handle.objects if self.handle is not None else None)
+
+    # ------------------------------------------------------------------ queueing
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # any new CSINode may make pods rejected for their CSI volumes schedulable
+            ClusterEventWithHint(ClusterEvent(Resource.CSI_NODE, ActionType.ADD)),
+            ClusterEventWithHint(ClusterEvent(Resource.POD, ActionType.DELETE),
+                                 self.is_schedulable_after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(Resource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+                                 self.is_schedulable_after_pvc_added),
+        ]
+
+    @staticmethod
+    def is_schedulable_after_pod_deleted(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if not isinstance(old, Pod):
+            raise TypeError(f"unexpected objects in isSchedulableAfterPodDeleted: "
+                            f"{type(old).__name__}")
+        deleted = old
+        if not deleted.spec.volumes or not deleted.spec.node_name:
+            return QueueingHint.SKIP
+        for v in deleted.spec.volumes:
+            if pod_claim_name(deleted, v) is not None or inline_plugin_name(v) is not None:
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    @staticmethod
+    def is_schedulable_after_pvc_added(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if not isinstance(new, PersistentVolumeClaim):
+            raise TypeError(f"unexpected objects in isSchedulableAfterPVCAdded: "
+                            f"{type(new).__name__}")
+        if new.namespace != pod.namespace:
+            return QueueingHint.SKIP
+        for v in pod.spec.volumes:
+            found = pod_claim_name(pod, v)
+            if found is not None and found[0] == new.name:
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    # ------------------------------------------------------------------ PreFilter / Filter
+
+    def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        if not _uses_attachable_volumes(pod):
+            return None, skip()
+        state.write(PRE_FILTER_STATE_KEY, _State())
+        return None, None
+
+    def _new_volumes(self, state: CycleState, pod: Pod, csi_node: CSINode | None,
+                     index: StorageIndex) -> dict[str, str]:
+        s = state.read(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, _State):
+            s = None
+        key = id(csi_node)
+        hit = s.new_volumes.get(key) if s is not None else None
+        if hit is None:
+            try:
+                hit = {}
+                self.filter_attachable_volumes(pod, csi_node, True, hit, index)
+            except StorageError as e:
+                hit = e
+            if s is not None:
+                s.new_volumes[key] = hit
+        if isinstance(hit, StorageError):
+            raise hit
+        return hit
+
+    def _existing_volumes(self, pod: Pod, csi_node: CSINode | None, index: StorageIndex
+                          ) -> dict[str, str]:
+        if self._existing_index is not index:
+            self._existing.clear()
+            self._existing_index = index
+        key = (pod.uid, id(csi_node))
+        hit = self._existing.get(key)
+        if hit is None:
+            hit = {}
+            self.filter_attachable_volumes(pod, csi_node, False, hit, index)
+            self._existing[key] = hit
+        return hit
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if not pod.spec.volumes:
+            return None
+        node = node_info.node
+        if node is None:
+            return error("node not found")
+        index = self._index()
+        csi_node = index.csi_node(node.name)
+        try:
+            new_volumes = dict(self._new_volumes(state, pod, csi_node, index))
+        except _LookupError as e:
+            return unresolvable(str(e))
+        except StorageError as e:
+            return error(str(e))
+        if not new_volumes:
+            return None
+        limits = volume_limits(csi_node)
+        if not limits:
+            return None
+        attached: dict[str, str] = {}
+        try:
+            for existing in node_info.pods:
+                if existing.spec.volumes:
+                    attached.update(self._existing_volumes(existing, csi_node, index))
+        except StorageError as e:
+            return error(str(e))
+        attached_count: Counter[str] = Counter()
+        for unique, key in attached.items():
+            new_volumes.pop(unique, None)  # a volume shared with a pod there counts once
+            attached_count[key] += 1
+        new_count = Counter(new_volumes.values())
+        for key, count in new_count.items():
+            limit = limits.get(key)
+            if limit is not None and attached_count[key] + count > limit:
+                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+        return None
+
+    # ------------------------------------------------------------------ counting
+
+    def filter_attachable_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool,
+                                  result: dict[str, str], index: StorageIndex) -> None:
+        """``filterAttachableVolumes``: adds ``driver/handle -> limit key`` for each of the
+        pod's volumes that counts; raises StorageError."""
+        for vol in pod.spec.volumes:
+            found = pod_claim_name(pod, vol)
+            if found is None:
+                self._check_inline(vol, csi_node, result)
+                continue
+            name, ephemeral = found
+            if name == "":
+                raise StorageError("PersistentVolumeClaim had no name")
+            pvc = index.pvc(pod.namespace, name)
+            if pvc is None:
+                if new_pod:
+                    raise _LookupError(f"looking up PVC {pod.namespace}/{name}: "
+                                       f"{pvc_not_found(name)}")
+                continue  # not counted: no guarantee it belongs to the pod
+            if ephemeral:
+                check_volume_is_for_pod(pod, pvc)
+            driver, handle = self._csi_driver_info(csi_node, pvc, index)
+            if not driver or not handle:
+                continue
+            result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
+
+    @staticmethod
+    def _check_inline(vol: Volume, csi_node: CSINode | None, result: dict[str, str]) -> None:
+        plugin = inline_plugin_name(vol)
+        if plugin is None or not is_csi_migration_on(csi_node, plugin):
+            return
+        try:
+            driver, handle = translate_inline(vol)
+        except TranslationError as e:
+            raise StorageError(f"converting volume({vol.name}) from inline to csi: {e}") from None
+        result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
+
+    def _csi_driver_info(self, csi_node: CSINode | None, pvc: PersistentVolumeClaim,
+                         index: StorageIndex) -> tuple[str, str]:
+        """``getCSIDriverInfo``: the claim's driver and volume handle."""
+        pv_name = pvc.spec.volume_name
+        pv = index.pv(pv_name) if pv_name else None
+        if pv is None:  # unbound, or the volume is gone: count by the class's provisioner
+            return self._csi_driver_info_from_sc(csi_node, pvc, index)
+        if pv.spec.source_kind == "csi":
+            return pv.spec.csi_driver, pv.spec.csi_volume_handle
+        plugin = pv_plugin_name(pv)
+        if plugin is None or not is_csi_migration_on(csi_node, plugin):
+            return "", ""
+        try:
+            csi_pv = translate_pv(pv)
+        except TranslationError:
+            return "", ""
+        return csi_pv.spec.csi_driver, csi_pv.spec.csi_volume_handle
+
+    @staticmethod
+    def _csi_driver_info_from_sc(csi_node: CSINode | None, pvc: PersistentVolumeClaim,
+                                 index: StorageIndex) -> tuple[str, str]:
+        from kubesched.api.storage import pvc_storage_class
+
+        sc_name = pvc_storage_class(pvc)
+        if not sc_name:
+            return "", ""
+        sc = index.storage_class(sc_name)
+        if sc is None:
+            return "", ""
+        handle = f"{RANDOM_VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
+        provisioner = sc.provisioner
+        if is_migratable_plugin_name(provisioner):
+            if not is_csi_migration_on(csi_node, provisioner):
+                return "", ""
+            return csi_name_from_in_tree(provisioner), handle
+        return provisioner, handle

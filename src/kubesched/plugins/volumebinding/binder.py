@@ -1,0 +1,546 @@
+"""The scheduler's volume binder (upstream ``volumebinding/binder.go``, v1.35).
+
+``get_pod_volume_claims`` (PreFilter) sorts a pod's claims into bound, unbound with delayed
+binding (WaitForFirstConsumer) and unbound immediate ones, and lists the volumes of the delayed
+claims' classes. ``find_pod_volumes`` (Filter) checks, for one node, the bound volumes' node
+affinity, finds the smallest fitting volume for each delayed claim (``FindMatchingVolume``) and
+checks that the remaining ones can be provisioned there; ``find_pod_volumes_batch`` does the
+same for many nodes at once over the node table. ``assume_pod_volumes`` (Reserve),
+``revert_assumed_pod_volumes`` (Unreserve) and ``bind_pod_volumes`` (PreBind: the API updates
+through the backend, then the check that the PV controller completed the binding) follow.
+
+Storage capacity tracking needs CSIDriver and CSIStorageCapacity objects, which scenarios do not
+have: every provisioner counts as not opting in, so capacity never limits provisioning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.storage import (
+    ANN_SELECTED_NODE,
+    NOT_SUPPORTED_PROVISIONER,
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    StorageIndex,
+    copy_object,
+    object_key,
+    pvc_storage_class,
+    resource_version_int,
+    storage_index,
+)
+from kubesched.api.types import Node, Pod, Volume
+from kubesched.framework.node_table import NodeTable
+from kubesched.plugins.volumebinding.assume_cache import AssumeCache
+from kubesched.plugins.volumebinding.csi_translation import (
+    is_migration_on_for_plugin,
+    is_plugin_migrated_on_node,
+    pv_plugin_name,
+    translate_pv,
+)
+from kubesched.plugins.volumebinding.helpers import (
+    StorageError,
+    _claim_selector,
+    check_volume_is_for_pod,
+    claim_sort_key,
+    find_matching_volume,
+    go_quote,
+    is_delay_binding_mode,
+    is_pvc_fully_bound,
+    is_volume_bound_to_claim,
+    match_topology_selector_terms,
+    pod_claim_name,
+    pv_affinity_mask,
+    pv_affinity_matches,
+    pv_not_found,
+    topology_mask,
+    volume_pre_checks,
+    volume_unbound_checks,
+)
+
+ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+ERR_REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
+ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+ERR_REASON_PV_NOT_EXIST = ("node(s) unavailable due to one or more pvc(s) bound to "
+                           "non-existent pv(s)")
+
+
+@dataclass(slots=True)
+class BindingInfo:
+    pvc: PersistentVolumeClaim
+    pv: PersistentVolume
+
+
+@dataclass(slots=True)
+class PodVolumes:
+    """A pod's volume decisions for one node: static bindings and claims to provision
+    (None and empty differ, as upstream's nil and empty slices)."""
+
+    static_bindings: list[BindingInfo] | None = None
+    dynamic_provisions: list[PersistentVolumeClaim] | None = None
+
+
+@dataclass(slots=True)
+class PodVolumeClaims:
+    bound_claims: list[PersistentVolumeClaim] = field(default_factory=list)
+    unbound_claims_delay_binding: list[PersistentVolumeClaim] = field(default_factory=list)
+    unbound_claims_immediate: list[PersistentVolumeClaim] = field(default_factory=list)
+    # storage class -> the volumes of that class (assumed versions), for the delayed claims
+    unbound_volumes_delay_binding: dict[str, list[PersistentVolume]] = field(
+        default_factory=dict)
+
+
+def reasons_from_flags(bound_ok: bool, unbound_ok: bool, sufficient: bool,
+                       bound_found: bool) -> tuple[str, ...]:
+    out = []
+    if not bound_ok:
+        out.append(ERR_REASON_NODE_CONFLICT)
+    if not unbound_ok:
+        out.append(ERR_REASON_BIND_CONFLICT)
+    if not sufficient:
+        out.append(ERR_REASON_NOT_ENOUGH_SPACE)
+    if not bound_found:
+        out.append(ERR_REASON_PV_NOT_EXIST)
+    return tuple(out)
+
+
+class NeedsPerNode(Exception):
+    """The batch form cannot decide these nodes (in-tree volumes translated per node)."""
+
+
+class VolumeBinder:
+    def __init__(self, objects: Callable[[], Mapping[str, list[Any]] | None],
+                 backend: Callable[[], Any] = lambda: None,
+                 node: Callable[[str], Node | None] = lambda name: None) -> None:
+        self._objects = objects
+        self._backend = backend
+        self._node = node
+        self.pv_cache = AssumeCache("v1.PersistentVolume", lambda k: self.index().pv(k))
+        self.pvc_cache = AssumeCache("v1.PersistentVolumeClaim",
+                                     lambda k: self.index().pvcs.get(k))
+
+    def index(self) -> StorageIndex:
+        return storage_index(self._objects())
+
+    def list_pvs(self, class_name: str) -> list[PersistentVolume]:
+        """``pvCache.ListPVs(class)``: the volumes of a class, assumed versions included, in
+        name order (upstream lists in map order)."""
+        get = self.pv_cache.get
+        return [get(pv.name) for pv in self.index().pvs_by_class.get(class_name, ())]
+
+    # ------------------------------------------------------------------ claims
+
+    def _is_volume_bound(self, pod: Pod, vol: Volume
+                         ) -> tuple[bool, PersistentVolumeClaim | None]:
+        found = pod_claim_name(pod, vol)
+        if found is None:
+            return True, None
+        name, ephemeral = found
+        key = f"{pod.namespace}/{name}"
+        pvc = self.pvc_cache.get(key)
+        if pvc is None:
+            raise StorageError(f"error getting PVC {go_quote(key)}: "
+                               f'{"v1.PersistentVolumeClaim"} {go_quote(key)} not found')
+        if ephemeral:
+            check_volume_is_for_pod(pod, pvc)
+        return is_pvc_fully_bound(pvc), pvc
+
+    def are_pod_volumes_bound(self, pod: Pod) -> bool:
+        for vol in pod.spec.volumes:
+            try:
+                bound, _ = self._is_volume_bound(pod, vol)
+            except StorageError:
+                bound = False
+            if not bound:
+                return False
+        return True
+
+    def get_pod_volume_claims(self, pod: Pod) -> PodVolumeClaims:
+        """``GetPodVolumeClaims``; raises StorageError."""
+        out = PodVolumeClaims()
+        index = self.index()
+        for vol in pod.spec.volumes:
+            bound, pvc = self._is_volume_bound(pod, vol)
+            if pvc is None:
+                continue
+            if bound:
+                out.bound_claims.append(pvc)
+            elif is_delay_binding_mode(pvc, index) and pvc.spec.volume_name == "":
+                out.unbound_claims_delay_binding.append(pvc)
+            else:  # immediate binding (and pre-bound claims) should be bound already
+                out.unbound_claims_immediate.append(pvc)
+        for pvc in out.unbound_claims_delay_binding:
+            cls = pvc_storage_class(pvc)
+            out.unbound_volumes_delay_binding[cls] = self.list_pvs(cls)
+        return out
+
+    # ------------------------------------------------------------------ per node (Filter)
+
+    def find_pod_volumes(self, pod: Pod, claims: PodVolumeClaims, node: Node
+                         ) -> tuple[PodVolumes, tuple[str, ...]]:
+        """``FindPodVolumes`` for one node: (pod volumes, conflict reasons); raises
+        StorageError."""
+        pod_volumes = PodVolumes()
+        unbound_ok = bound_ok = sufficient = bound_found = True
+        static: list[BindingInfo] = []
+        dynamic: list[PersistentVolumeClaim] = []
+        if claims.bound_claims:
+            bound_ok, bound_found = self._check_bound_claims(claims.bound_claims, node)
+        if claims.unbound_claims_delay_binding:
+            to_find: list[PersistentVolumeClaim] = []
+            to_provision: list[PersistentVolumeClaim] = []
+            fast_fail = False
+            for claim in claims.unbound_claims_delay_binding:
+                selected = claim.metadata.annotations.get(ANN_SELECTED_NODE)
+                if selected is not None:
+                    if selected != node.name:
+                        unbound_ok = False  # fast path: provisioning was asked elsewhere
+                        fast_fail = True
+                        break
+                    to_provision.append(claim)
+                else:
+                    to_find.append(claim)
+            if not fast_fail:
+                if to_find:
+                    unbound_ok, static, unmatched = self._find_matching_volumes(
+                        to_find, claims.unbound_volumes_delay_binding, node)
+                    to_provision.extend(unmatched)
+                if to_provision:
+                    unbound_ok, sufficient, dynamic = self._check_volume_provisions(
+                        to_provision, node)
+        pod_volumes.static_bindings = static or None
+        pod_volumes.dynamic_provisions = dynamic or None
+        return pod_volumes, reasons_from_flags(bound_ok, unbound_ok, sufficient, bound_found)
+
+    def try_translate(self, pv: PersistentVolume, csi_node: CSINode | None) -> PersistentVolume:
+        """``tryTranslatePVToCSI``: an in-tree PV whose plugin is migrated on the node is
+        checked as its CSI translation."""
+        plugin = pv_plugin_name(pv)
+        if plugin is None or not is_migration_on_for_plugin(plugin):
+            return pv
+        if not is_plugin_migrated_on_node(plugin, csi_node):
+            return pv
+        try:
+            return translate_pv(pv)
+        except StorageError as e:
+            raise StorageError(f"could not translate pv: {e}") from None
+
+    def _check_bound_claims(self, claims: list[PersistentVolumeClaim], node: Node
+                            ) -> tuple[bool, bool]:
+        csi_node = self.index().csi_node(node.name)
+        for pvc in claims:
+            pv = self.pv_cache.get(pvc.spec.volume_name)
+            if pv is None:
+                return True, False
+            pv = self.try_translate(pv, csi_node)
+            if not pv_affinity_matches(pv.spec.node_affinity, node.metadata.labels):
+                return False, True
+        return True, True
+
+    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim],
+                               volumes: dict[str, list[PersistentVolume]], node: Node
+                               ) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
+        chosen: dict[str, PersistentVolume] = {}
+        found = True
+        bindings: list[BindingInfo] = []
+        unmatched: list[PersistentVolumeClaim] = []
+        for pvc in sorted(claims, key=claim_sort_key):  # smallest requests first
+            pv = find_matching_volume(pvc, volumes.get(pvc_storage_class(pvc), []),
+                                      node.metadata.labels, chosen)
+            if pv is None:
+                unmatched.append(pvc)
+                found = False
+                continue
+            chosen[pv.name] = pv
+            bindings.append(BindingInfo(pvc, pv))
+        return found, bindings, unmatched
+
+    def _provision_class(self, claim: PersistentVolumeClaim) -> StorageClass:
+        cls = pvc_storage_class(claim)
+        if not cls:
+            raise StorageError(f"no class for claim {go_quote(claim.key)}")
+        sc = self.index().storage_class(cls)
+        if sc is None:
+            raise StorageError(f"failed to find storage class {go_quote(cls)}")
+        return sc
+
+    def _check_volume_provisions(self, claims: list[PersistentVolumeClaim], node: Node
+                                 ) -> tuple[bool, bool, list[PersistentVolumeClaim]]:
+        dynamic: list[PersistentVolumeClaim] = []
+        for claim in claims:
+            sc = self._provision_class(claim)
+            if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
+                return False, True, []
+            if not match_topology_selector_terms(sc.allowed_topologies, node.metadata.labels):
+                return False, True, []
+            dynamic.append(claim)
+        return True, True, dynamic
+
+    # ------------------------------------------------------------------ batch (Filter)
+
+    def find_pod_volumes_batch(self, pod: Pod, claims: PodVolumeClaims, table: NodeTable,
+                               idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``find_pod_volumes`` for the table rows ``idx``: (bound volumes fit, unbound claims
+        satisfied, bound volumes found) per row; raises NeedsPerNode when an in-tree volume
+        would be translated per node."""
+        n = len(idx)
+        bound_ok = np.ones(n, dtype=bool)
+        bound_found = np.ones(n, dtype=bool)
+        unbound_ok = np.ones(n, dtype=bool)
+        if claims.bound_claims:
+            alive = np.ones(n, dtype=bool)
+            for pvc in claims.bound_claims:
+                pv = self.pv_cache.get(pvc.spec.volume_name)
+                if pv is None:
+                    bound_found[alive] = False
+                    break
+                plugin = pv_plugin_name(pv)
+                if plugin is not None and is_migration_on_for_plugin(plugin):
+                    raise NeedsPerNode
+                ok = pv_affinity_mask(pv.spec.node_affinity, table)[idx]
+                bound_ok[alive & ~ok] = False
+                alive &= ok
+        if claims.unbound_claims_delay_binding:
+            unbound_ok = self._unbound_batch(claims, table, idx)
+        return bound_ok, unbound_ok, bound_found
+
+    def _unbound_batch(self, claims: PodVolumeClaims, table: NodeTable, idx: np.ndarray
+                       ) -> np.ndarray:
+        n = len(idx)
+        eligible = np.ones(n, dtype=bool)
+        selected_claims: list[PersistentVolumeClaim] = []
+        to_find: list[PersistentVolumeClaim] = []
+        for claim in claims.unbound_claims_delay_binding:
+            selected = claim.metadata.annotations.get(ANN_SELECTED_NODE)
+            if selected is None:
+                to_find.append(claim)
+                continue
+            row = table.index.get(selected)
+            eligible &= (idx == row) if row is not None else False
+            selected_claims.append(claim)
+        out = eligible.copy()
+        if not eligible.any():
+            return out
+        chosen: dict[str, np.ndarray] = {}
+        unmatched: list[tuple[PersistentVolumeClaim, np.ndarray]] = []
+        for pvc in sorted(to_find, key=claim_sort_key):
+            volumes = claims.unbound_volumes_delay_binding.get(pvc_storage_class(pvc), [])
+            result = self._match_claim_batch(pvc, volumes, table, idx, eligible, chosen)
+            for pv_name, mask in result.items():
+                prev = chosen.get(pv_name)
+                chosen[pv_name] = mask if prev is None else (prev | mask)
+            matched = np.zeros(n, dtype=bool)
+            for mask in result.values():
+                matched |= mask
+            miss = eligible & ~matched
+            if miss.any():
+                unmatched.append((pvc, miss))
+        need = np.zeros(n, dtype=bool)
+        ok = np.ones(n, dtype=bool)
+        for claim in selected_claims:
+            need |= eligible
+            ok &= self._provision_mask(claim, table, idx)
+        for claim, miss in unmatched:
+            need |= miss
+            ok &= ~miss | self._provision_mask(claim, table, idx)
+        out[eligible & need & ~ok] = False
+        return out
+
+    def _provision_mask(self, claim: PersistentVolumeClaim, table: NodeTable,
+                        idx: np.ndarray) -> np.ndarray:
+        sc = self._provision_class(claim)
+        if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
+            return np.zeros(len(idx), dtype=bool)
+        return topology_mask(sc.allowed_topologies, table, idx)
+
+    @staticmethod
+    def _match_claim_batch(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume],
+                           table: NodeTable, idx: np.ndarray, eligible: np.ndarray,
+                           chosen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``FindMatchingVolume`` on every eligible row: volume name -> rows it is chosen
+        for."""
+        undecided = eligible.copy()
+        picked: dict[str, np.ndarray] = {}
+
+        def take(pv: PersistentVolume, rows: np.ndarray) -> None:
+            prev = picked.get(pv.name)
+            picked[pv.name] = rows if prev is None else (prev | rows)
+
+        candidates = [pv for pv in volumes if volume_pre_checks(pvc, pv)]
+        # a volume pre-bound to the claim decides the rows where it is not excluded
+        for pv in candidates:
+            if not is_volume_bound_to_claim(pv, pvc):
+                continue
+            excl = chosen.get(pv.name)
+            rows = undecided & ~excl if excl is not None else undecided.copy()
+            if not rows.any():
+                continue
+            fit = rows & pv_affinity_mask(pv.spec.node_affinity, table)[idx]
+            if fit.any():
+                take(pv, fit)
+            undecided &= ~rows
+        if not undecided.any():
+            return picked
+        selector = _claim_selector(pvc)
+        requested = pvc_storage_class(pvc)
+        others = [pv for pv in candidates if not is_volume_bound_to_claim(pv, pvc)
+                  and volume_unbound_checks(pvc, pv, selector, requested)]
+        others.sort(key=lambda pv: pv.spec.capacity or 0)  # stable: the first of equals
+        for pv in others:
+            rows = undecided & pv_affinity_mask(pv.spec.node_affinity, table)[idx]
+            excl = chosen.get(pv.name)
+            if excl is not None:
+                rows &= ~excl
+            if rows.any():
+                take(pv, rows)
+                undecided &= ~rows
+                if not undecided.any():
+                    break
+        return picked
+
+    # ------------------------------------------------------------------ Reserve / Unreserve
+
+    def assume_pod_volumes(self, pod: Pod, node_name: str, pod_volumes: PodVolumes) -> bool:
+        """``AssumePodVolumes``: True when every claim is bound already; raises StorageError
+        (with what it assumed reverted)."""
+        if self.are_pod_volumes_bound(pod):
+            return True
+        from kubesched.plugins.volumebinding.helpers import get_bind_volume_to_claim
+
+        new_bindings: list[BindingInfo] = []
+        for b in pod_volumes.static_bindings or []:
+            new_pv, dirty = get_bind_volume_to_claim(b.pv, b.pvc)
+            if dirty:
+                try:
+                    self.pv_cache.assume(new_pv)
+                except StorageError:
+                    self._revert_pvs(new_bindings)
+                    raise
+            new_bindings.append(BindingInfo(b.pvc, new_pv))
+        new_provisions: list[PersistentVolumeClaim] = []
+        for claim in pod_volumes.dynamic_provisions or []:
+            clone = copy_object(claim)
+            clone.metadata.annotations[ANN_SELECTED_NODE] = node_name
+            try:
+                self.pvc_cache.assume(clone)
+            except StorageError:
+                self._revert_pvs(new_bindings)
+                self._revert_pvcs(new_provisions)
+                raise
+            new_provisions.append(clone)
+        pod_volumes.static_bindings = new_bindings
+        pod_volumes.dynamic_provisions = new_provisions
+        return False
+
+    def revert_assumed_pod_volumes(self, pod_volumes: PodVolumes) -> None:
+        self._revert_pvs(pod_volumes.static_bindings or [])
+        self._revert_pvcs(pod_volumes.dynamic_provisions or [])
+
+    def _revert_pvs(self, bindings: list[BindingInfo]) -> None:
+        for b in bindings:
+            self.pv_cache.restore(b.pv.name)
+
+    def _revert_pvcs(self, claims: list[PersistentVolumeClaim]) -> None:
+        for c in claims:
+            self.pvc_cache.restore(object_key(c))
+
+    # ------------------------------------------------------------------ PreBind
+
+    def bind_pod_volumes(self, pod: Pod, pod_volumes: PodVolumes) -> None:
+        """``BindPodVolumes``: the API updates, then the check that the claims are bound;
+        raises StorageError."""
+        bindings = pod_volumes.static_bindings
+        provisions = pod_volumes.dynamic_provisions
+        if bindings is None:
+            raise StorageError(f"failed to get cached bindings for pod {go_quote(pod.key)}")
+        if provisions is None:
+            raise StorageError(f"failed to get cached claims to provision for pod "
+                               f"{go_quote(pod.key)}")
+        backend = self._backend()
+        done_b = done_p = 0
+        try:
+            for b in bindings:
+                update = getattr(backend, "update_persistent_volume", None)
+                if update is None:
+                    raise StorageError("the cluster backend cannot update PersistentVolumes")
+                b.pv = update(b.pv)
+                done_b += 1
+            for i, claim in enumerate(provisions):
+                update = getattr(backend, "update_persistent_volume_claim", None)
+                if update is None:
+                    raise StorageError("the cluster backend cannot update "
+                                       "PersistentVolumeClaims")
+                provisions[i] = update(claim)
+                done_p += 1
+        except StorageError:
+            raise
+        except Exception as e:  # an API error from the backend
+            raise StorageError(str(e)) from None
+        finally:
+            self._revert_pvs(bindings[done_b:])
+            self._revert_pvcs(provisions[done_p:])
+        if not self.check_bindings(pod, bindings, provisions):
+            # upstream polls until bindTimeoutSeconds; the simulator's controllers act at once
+            raise StorageError("binding volumes: context deadline exceeded")
+
+    def check_bindings(self, pod: Pod, bindings: list[BindingInfo],
+                       provisions: list[PersistentVolumeClaim]) -> bool:
+        """``checkBindings`` against the API objects: True when every claim is fully bound,
+        False while waiting; raises StorageError when binding must be retried."""
+        node = self._node(pod.spec.node_name)
+        if node is None:
+            raise StorageError(f"failed to get node {go_quote(pod.spec.node_name)}: "
+                               f'node {go_quote(pod.spec.node_name)} not found')
+        index = self.index()
+        csi_node = index.csi_node(node.name)
+        for b in bindings:
+            pv = index.pv(b.pv.name)
+            if pv is None:
+                raise StorageError(f"failed to check binding: {pv_not_found(b.pv.name)}")
+            pvc = index.pvcs.get(b.pvc.key)
+            if pvc is None:
+                raise StorageError(f"failed to check binding: persistentvolumeclaim "
+                                   f"{go_quote(b.pvc.name)} not found")
+            if _newer(b.pv, pv):
+                return False
+            pv = self.try_translate(pv, csi_node)
+            if not pv_affinity_matches(pv.spec.node_affinity, node.metadata.labels):
+                raise StorageError(f"pv {go_quote(pv.name)} node affinity doesn't match node "
+                                   f"{go_quote(node.name)}: no matching NodeSelectorTerms")
+            if pv.spec.claim_ref is None or not pv.spec.claim_ref.uid:
+                raise StorageError(f"ClaimRef got reset for pv {go_quote(pv.name)}")
+            if not is_pvc_fully_bound(pvc):
+                return False
+        for claim in provisions:
+            pvc = index.pvcs.get(claim.key)
+            if pvc is None:
+                raise StorageError(f"failed to check provisioning pvc: persistentvolumeclaim "
+                                   f"{go_quote(claim.name)} not found")
+            if _newer(claim, pvc):
+                return False
+            if pvc.metadata.annotations.get(ANN_SELECTED_NODE) != pod.spec.node_name:
+                raise StorageError(f"provisioning failed for PVC {go_quote(pvc.name)}")
+            if pvc.spec.volume_name:
+                pv = index.pv(pvc.spec.volume_name)
+                if pv is None:
+                    return False
+                pv = self.try_translate(pv, csi_node)
+                if not pv_affinity_matches(pv.spec.node_affinity, node.metadata.labels):
+                    raise StorageError(f"pv {go_quote(pv.name)} node affinity doesn't match "
+                                       f"node {go_quote(node.name)}: no matching "
+                                       "NodeSelectorTerms")
+            if not is_pvc_fully_bound(pvc):
+                return False
+        return True
+
+
+def _newer(ours: Any, api: Any) -> bool:
+    """``CompareResourceVersion(ours, api) > 0``: the API object is older than ours."""
+    a, b = resource_version_int(ours), resource_version_int(api)
+    return a is not None and b is not None and a > b

@@ -1,0 +1,342 @@
+"""VolumeBinding (upstream ``plugins/volumebinding/volume_binding.go``, v1.35).
+
+PreFilter: Skip for pods without claims; a missing claim, a lost claim or a claim being deleted
+is UnschedulableAndUnresolvable with upstream's error text; unbound immediate claims give
+"pod has unbound immediate PersistentVolumeClaims". Filter: the binder's conflict reasons,
+UnschedulableAndUnresolvable. Reserve assumes the chosen volumes, Unreserve reverts them,
+PreBind makes the API updates through the backend. PreScore/Score: Skip, since the
+VolumeCapacityPriority and StorageCapacityScoring gates are off in v1.35.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kubesched.api.storage import (
+    CLAIM_LOST,
+    MIGRATED_PLUGINS_ANNOTATION,
+    CSINode,
+    PersistentVolumeClaim,
+    StorageClass,
+    storage_index,
+)
+from kubesched.api.types import Node, Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+    Resource,
+)
+from kubesched.framework.interface import (
+    BatchStatus,
+    EnqueueExtensions,
+    FilterPlugin,
+    NodeList,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.status import Code, Status, error, skip, unresolvable
+from kubesched.plugins.volumebinding.binder import (
+    NeedsPerNode,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+    reasons_from_flags,
+)
+from kubesched.plugins.volumebinding.helpers import (
+    StorageError,
+    check_volume_is_for_pod,
+    go_quote,
+    pod_claim_name,
+    pvc_not_found,
+)
+
+if TYPE_CHECKING:
+    from kubesched.framework.handle import Handle
+    from kubesched.framework.snapshot import Snapshot
+
+NAME = "VolumeBinding"
+STATE_KEY = NAME
+ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+# Resources kubesched has no objects of (the events never fire), registered as upstream does.
+CSI_DRIVER = "storage.k8s.io/CSIDriver"
+CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
+
+
+class _State:
+    """``stateData``: shared by reference between clones, as upstream's pointer."""
+
+    __slots__ = ("all_bound", "claims", "has_static_bindings", "pod_volumes_by_node")
+
+    def __init__(self, claims: PodVolumeClaims | None = None) -> None:
+        self.all_bound = False
+        self.claims = claims
+        self.pod_volumes_by_node: dict[str, PodVolumes] = {}
+        self.has_static_bindings = False
+
+    def clone(self) -> _State:
+        return self
+
+
+class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
+                    PreScorePlugin, ScorePlugin, EnqueueExtensions):
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+        super().__init__(args, handle)
+        self.bind_timeout_seconds = int(self.args.get("bindTimeoutSeconds", 600) or 600)
+        h = handle
+        self.binder = VolumeBinder(
+            objects=lambda: h.objects if h is not None else None,
+            backend=lambda: h.backend if h is not None else None,
+            node=lambda name: _node_of(h, name))
+
+    # ------------------------------------------------------------------ queueing
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        add_update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(ClusterEvent(Resource.STORAGE_CLASS, add_update),
+                                 self.is_schedulable_after_storage_class_change),
+            ClusterEventWithHint(ClusterEvent(Resource.PERSISTENT_VOLUME_CLAIM, add_update),
+                                 self.is_schedulable_after_pvc_change),
+            ClusterEventWithHint(ClusterEvent(Resource.PERSISTENT_VOLUME, add_update)),
+            # queueing hints on (v1.35): no UpdateNodeTaint
+            ClusterEventWithHint(ClusterEvent(Resource.NODE,
+                                              ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSI_NODE, add_update),
+                                 self.is_schedulable_after_csi_node_change),
+            ClusterEventWithHint(ClusterEvent(CSI_DRIVER, ActionType.UPDATE)),
+            ClusterEventWithHint(ClusterEvent(CSI_STORAGE_CAPACITY, add_update)),
+        ]
+
+    @staticmethod
+    def is_schedulable_after_csi_node_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if old is None:
+            return QueueingHint.QUEUE
+        if not isinstance(old, CSINode) or not isinstance(new, CSINode):
+            raise TypeError(f"expected CSINode objects, got {type(old).__name__} and "
+                            f"{type(new).__name__}")
+        if (old.metadata.annotations.get(MIGRATED_PLUGINS_ANNOTATION)
+                != new.metadata.annotations.get(MIGRATED_PLUGINS_ANNOTATION)):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    @staticmethod
+    def is_schedulable_after_pvc_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if not isinstance(new, PersistentVolumeClaim):
+            raise TypeError(f"expected a PersistentVolumeClaim, got {type(new).__name__}")
+        if pod.namespace != new.namespace:
+            return QueueingHint.SKIP
+        for vol in pod.spec.volumes:
+            found = pod_claim_name(pod, vol)
+            if found is not None and found[0] == new.name:
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    @staticmethod
+    def is_schedulable_after_storage_class_change(pod: Pod, old: Any, new: Any
+                                                  ) -> QueueingHint:
+        if not isinstance(new, StorageClass) or (old is not None
+                                                 and not isinstance(old, StorageClass)):
+            raise TypeError(f"expected StorageClass objects, got {type(old).__name__} and "
+                            f"{type(new).__name__}")
+        if old is None:
+            return QueueingHint.QUEUE
+        if new.allowed_topologies != old.allowed_topologies:
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    # ------------------------------------------------------------------ PreFilter
+
+    def pod_has_pvcs(self, pod: Pod) -> bool:
+        """``podHasPVCs``; raises StorageError for a missing, lost or deleted claim."""
+        has = False
+        index = storage_index(self.handle.objects if self.handle is not None else None)
+        for vol in pod.spec.volumes:
+            found = pod_claim_name(pod, vol)
+            if found is None:
+                continue
+            name, ephemeral = found
+            has = True
+            pvc = index.pvc(pod.namespace, name)
+            if pvc is None:
+                if ephemeral:
+                    raise StorageError("waiting for ephemeral volume controller to create the "
+                                       f"persistentvolumeclaim {go_quote(name)}")
+                raise pvc_not_found(name)
+            if pvc.status.phase == CLAIM_LOST:
+                raise StorageError(f"persistentvolumeclaim {go_quote(pvc.name)} bound to "
+                                   "non-existent persistentvolume "
+                                   f"{go_quote(pvc.spec.volume_name)}")
+            if pvc.metadata.deletion_timestamp is not None:
+                raise StorageError(f"persistentvolumeclaim {go_quote(pvc.name)} is being "
+                                   "deleted")
+            if ephemeral:
+                check_volume_is_for_pod(pod, pvc)
+        return has
+
+    def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        try:
+            has = self.pod_has_pvcs(pod)
+        except StorageError as e:
+            return None, unresolvable(str(e))
+        if not has:
+            state.write(STATE_KEY, _State())
+            return None, skip()
+        try:
+            claims = self.binder.get_pod_volume_claims(pod)
+        except StorageError as e:
+            return None, error(str(e))
+        if claims.unbound_claims_immediate:
+            return None, unresolvable(ERR_UNBOUND_IMMEDIATE)
+        claims.unbound_claims_immediate = []
+        state.write(STATE_KEY, _State(claims))
+        return None, None
+
+    # ------------------------------------------------------------------ Filter
+
+    def _state(self, state: CycleState) -> _State | None:
+        s = state.read(STATE_KEY)
+        return s if isinstance(s, _State) else None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s = self._state(state)
+        if s is None or s.claims is None:
+            return error(f'reading "{STATE_KEY}" from cycleState: not found')
+        node = node_info.node
+        if node is None:
+            return error("node not found")
+        try:
+            pod_volumes, reasons = self.binder.find_pod_volumes(pod, s.claims, node)
+        except StorageError as e:
+            return error(str(e))
+        if reasons:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+        s.pod_volumes_by_node[node.name] = pod_volumes
+        if pod_volumes.static_bindings:
+            s.has_static_bindings = True
+        return None
+
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                     idx: np.ndarray) -> BatchStatus:
+        s = self._state(state)
+        n = len(idx)
+        if s is None or s.claims is None:
+            return BatchStatus.from_mask(np.ones(n, dtype=bool), Code.ERROR,
+                                         (f'reading "{STATE_KEY}" from cycleState: not found',))
+        try:
+            bound_ok, unbound_ok, bound_found = self.binder.find_pod_volumes_batch(
+                pod, s.claims, snapshot.table, idx)
+        except NeedsPerNode:
+            return self._loop(state, pod, snapshot, idx)
+        except StorageError as e:
+            return BatchStatus.from_mask(np.ones(n, dtype=bool), Code.ERROR, (str(e),))
+        out = BatchStatus.success(n)
+        for b_ok in (True, False):
+            for u_ok in (True, False):
+                for found in (True, False):
+                    reasons = reasons_from_flags(b_ok, u_ok, True, found)
+                    if not reasons:
+                        continue
+                    mask = (bound_ok == b_ok) & (unbound_ok == u_ok) & (bound_found == found)
+                    out.fail(mask, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+        return out
+
+    def _loop(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+              ) -> BatchStatus:
+        out = BatchStatus.success(len(idx))
+        infos = snapshot.node_infos
+        for k, i in enumerate(idx.tolist()):
+            st = self.filter(state, pod, infos[i])
+            if st is not None and not st.is_success():
+                mask = np.zeros(len(idx), dtype=bool)
+                mask[k] = True
+                out.fail(mask, st.code, st.reasons)
+        return out
+
+    # ------------------------------------------------------------------ PreScore / Score
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
+        # No scorer: VolumeCapacityPriority and StorageCapacityScoring are off in v1.35.
+        return skip()
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 0
+
+    # ------------------------------------------------------------------ Reserve .. PreBind
+
+    def _pod_volumes_for(self, s: _State, pod: Pod, node_name: str) -> PodVolumes:
+        """The volumes Filter found for the node; the batch Filter decides without building
+        them, so they are built here for the chosen node (the same answer: nothing changed
+        since). Raises StorageError."""
+        pv = s.pod_volumes_by_node.get(node_name)
+        if pv is not None or s.claims is None:
+            if pv is None:
+                raise StorageError(f"no pod volumes found for node {go_quote(node_name)}")
+            return pv
+        node = _node_of(self.handle, node_name)
+        if node is None:
+            raise StorageError(f"no pod volumes found for node {go_quote(node_name)}")
+        pv, reasons = self.binder.find_pod_volumes(pod, s.claims, node)
+        if reasons:
+            raise StorageError(f"node {go_quote(node_name)} does not fit the pod's volumes: "
+                               + ", ".join(reasons))
+        s.pod_volumes_by_node[node_name] = pv
+        return pv
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s = self._state(state)
+        if s is None:
+            return error(f'reading "{STATE_KEY}" from cycleState: not found')
+        if s.claims is None:  # the pod references no claim
+            s.all_bound = True
+            return None
+        try:
+            pod_volumes = self._pod_volumes_for(s, pod, node_name)
+            s.all_bound = self.binder.assume_pod_volumes(pod, node_name, pod_volumes)
+        except StorageError as e:
+            return error(str(e))
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        s = self._state(state)
+        if s is None:
+            return
+        pod_volumes = s.pod_volumes_by_node.get(node_name)
+        if pod_volumes is None:
+            return
+        self.binder.revert_assumed_pod_volumes(pod_volumes)
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s = self._state(state)
+        if s is None:
+            return error(f'reading "{STATE_KEY}" from cycleState: not found')
+        if s.all_bound:
+            return None
+        pod_volumes = s.pod_volumes_by_node.get(node_name)
+        if pod_volumes is None:
+            return error(f"no pod volumes found for node {go_quote(node_name)}")
+        try:
+            self.binder.bind_pod_volumes(pod, pod_volumes)
+        except StorageError as e:
+            return error(str(e))
+        return None
+
+
+def _node_of(handle: Handle | None, name: str) -> Node | None:
+    if handle is None:
+        return None
+    ni = handle.snapshot.get(name)
+    return ni.node if ni is not None else None

@@ -1,0 +1,398 @@
+"""DefaultPreemption's evaluator (upstream ``framework/preemption/preemption.go`` and the
+``SelectVictimsOnNode`` / ``PodEligibleToPreemptOthers`` / ``filterPodsWithPDBViolation`` of
+``plugins/defaultpreemption/default_preemption.go``, v1.35).
+
+``Evaluator.preempt`` is upstream's ``Evaluator.Preempt`` with synchronous actuation:
+
+1. the pod must be eligible (``preemptionPolicy: Never``; a nominated node whose victims are
+   still terminating);
+2. candidates come only from nodes whose filter status is ``Unschedulable``; a dry run, in
+   snapshot order from a random offset (the handle's seeded generator), removes every
+   lower-priority pod from a copy of the node, checks the pod fits, then reprieves the
+   victims by importance — PDB-violating ones first — and stops once it has a candidate that
+   violates no PDB and ``numCandidates`` candidates in all;
+3. ``pickOneNodeForPreemption`` picks among them by upstream's criteria, in order;
+4. the victims get the ``DisruptionTarget`` condition, are deleted through the backend and get
+   a ``Preempted`` event; lower-priority pods nominated to the node lose their nomination.
+
+Where upstream depends on Go's map iteration order (the order of the potential nodes, the
+final tie between candidates) kubesched uses the snapshot order and the seeded generator.
+Upstream runs the dry run in parallel and may overshoot ``numCandidates`` by up to its
+parallelism; kubesched runs it sequentially, as upstream with parallelism 1.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kubesched.api.selectors import Selector, SelectorError, label_selector_as_selector
+from kubesched.api.types import Pod, PodCondition
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import PluginError
+from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.preemption.gosort import sort_slice
+from kubesched.preemption.util import (
+    MAX_INT32,
+    earliest_pod_start_time,
+    more_important_pod,
+    terminating_by_preemption,
+)
+
+if TYPE_CHECKING:
+    from kubesched.api.policy import PodDisruptionBudget
+    from kubesched.framework.handle import Handle
+    from kubesched.framework.runtime import Framework
+
+log = logging.getLogger(__name__)
+
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+NO_CANDIDATE = "no candidate node for preemption"
+DISRUPTION_TARGET = "DisruptionTarget"
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+# (node, victim, preemptor) -> may the victim be preempted (beyond its lower priority)?
+IsEligiblePod = Callable[[NodeInfo, Pod, Pod], bool]
+MoreImportantPod = Callable[[Pod, Pod], bool]
+
+
+@dataclass(slots=True)
+class Victims:
+    pods: list[Pod]
+    num_pdb_violations: int = 0
+
+
+@dataclass(slots=True)
+class Candidate:
+    name: str
+    victims: Victims
+
+
+@dataclass(slots=True)
+class PreemptResult:
+    """``nominated``: the PostFilterResult's node — None is "no result" (keep the pod's
+    nomination), "" clears it. ``candidate``: the chosen node and its victims."""
+
+    nominated: str | None
+    status: Status
+    candidate: Candidate | None = None
+
+
+@dataclass(slots=True)
+class PDBView:
+    """What ``filterPodsWithPDBViolation`` reads of one PodDisruptionBudget."""
+
+    namespace: str
+    selector: Selector | None  # None: invalid, matches nothing
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str] = field(default_factory=frozenset)
+
+
+def pdb_views(pdbs: Sequence[PodDisruptionBudget], pods: Callable[[], list[Pod]],
+              objects: Any = None) -> list[PDBView]:
+    """The PDBs as the scheduler's lister shows them; ``pods()`` (all known pods) is called
+    only if some PDB's status has to be computed."""
+    out: list[PDBView] = []
+    all_pods: list[Pod] | None = None
+    for pdb in pdbs:
+        try:
+            sel: Selector | None = label_selector_as_selector(pdb.selector)
+        except SelectorError:
+            sel = None
+        allowed = pdb.status.disruptions_allowed
+        if allowed is None:
+            if all_pods is None:
+                all_pods = pods()
+            allowed = pdb.disruptions_allowed(all_pods, objects)
+        out.append(PDBView(pdb.namespace, sel, allowed, frozenset(pdb.status.disrupted_pods)))
+    return out
+
+
+def filter_pods_with_pdb_violation(pods: Sequence[Pod], pdbs: Sequence[PDBView]
+                                   ) -> tuple[list[Pod], list[Pod]]:
+    """(violating, non-violating), each in the order of ``pods``: a pod violates when some
+    PDB selecting it (same namespace, non-empty selector, pod not already in its
+    disruptedPods) runs out of allowed disruptions after counting it."""
+    allowed = [p.disruptions_allowed for p in pdbs]
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                sel = pdb.selector
+                if sel is None or sel.empty() or not sel.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+def _aggregate(errs: list[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one message, or "[a, b]" deduplicated."""
+    seen: list[str] = []
+    for e in errs:
+        if e not in seen:
+            seen.append(e)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"
+
+
+class Evaluator:
+    def __init__(self, plugin_name: str, handle: Handle, framework: Framework, *,
+                 min_candidate_nodes_percentage: int = 10,
+                 min_candidate_nodes_absolute: int = 100,
+                 is_eligible_pod: IsEligiblePod | None = None,
+                 more_important: MoreImportantPod = more_important_pod) -> None:
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.framework = framework
+        self.min_pct = min_candidate_nodes_percentage
+        self.min_abs = min_candidate_nodes_absolute
+        self.is_eligible_pod: IsEligiblePod = is_eligible_pod or (lambda _ni, _v, _p: True)
+        self.more_important: MoreImportantPod = more_important
+
+    # ------------------------------------------------------------------ Preempt
+
+    def preempt(self, state: CycleState, pod: Pod, n2s: NodeToStatus, *,
+                actuate: bool = True) -> PreemptResult:
+        """Upstream ``Evaluator.Preempt``; ``actuate=False`` only decides (explain)."""
+        ok, msg = self.pod_eligible_to_preempt_others(
+            pod, n2s.get(pod.status.nominated_node_name))
+        if not ok:
+            return PreemptResult(None, Status(Code.UNSCHEDULABLE, (msg,)))
+        all_nodes = self.handle.snapshot.node_infos
+        if not all_nodes:
+            return PreemptResult(None, Status(Code.ERROR, ("no nodes available",)))
+        candidates, statuses, errs = self.find_candidates(state, all_nodes, pod, n2s)
+        if errs and not candidates:
+            return PreemptResult(None, Status(Code.ERROR, (_aggregate(errs),)))
+        if not candidates:
+            statuses.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,))
+            msg = fit_error_message(len(all_nodes), Diagnosis(node_to_status=statuses))
+            return PreemptResult("", Status(Code.UNSCHEDULABLE, (msg,)))
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return PreemptResult(None, Status(Code.UNSCHEDULABLE, (NO_CANDIDATE,)))
+        if actuate:
+            st = self.prepare_candidate(best, pod)
+            if not st.is_success():
+                return PreemptResult(None, st)
+        return PreemptResult(best.name, Status(), best)
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
+                                       ) -> tuple[bool, str]:
+        """``PodEligibleToPreemptOthers``."""
+        if pod.spec.preemption_policy == "Never":
+            return False, NOT_ELIGIBLE_NEVER
+        nnn = pod.status.nominated_node_name
+        if nnn:
+            if (nominated_node_status is not None
+                    and nominated_node_status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+                return True, ""
+            ni = self.handle.snapshot.get(nnn)
+            if ni is not None:
+                for p in ni.pods:
+                    if self.is_preemption_allowed(ni, p, pod) and terminating_by_preemption(p):
+                        return False, NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def is_preemption_allowed(self, ni: NodeInfo, victim: Pod, preemptor: Pod) -> bool:
+        return victim.priority < preemptor.priority and self.is_eligible_pod(
+            ni, victim, preemptor)
+
+    # ------------------------------------------------------------------ candidates
+
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        n = num_nodes * self.min_pct // 100
+        n = max(n, self.min_abs)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        return self.handle.rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def pdbs(self) -> list[PDBView]:
+        from kubesched.api.policy import PodDisruptionBudget, parse_pod_disruption_budget
+        from kubesched.errors import InputError
+
+        objects = self.handle.objects or {}
+        pdbs: list[PodDisruptionBudget] = []
+        for obj in objects.get("PodDisruptionBudget") or []:
+            if not isinstance(obj, PodDisruptionBudget):  # kept raw by some backend
+                try:
+                    obj = parse_pod_disruption_budget(obj.raw)
+                except (InputError, AttributeError) as e:
+                    log.warning("skipping a PodDisruptionBudget that does not parse: %s", e)
+                    continue
+            pdbs.append(obj)
+        if not pdbs:
+            return []
+        snap = self.handle.snapshot
+        return pdb_views(pdbs, lambda: [p for ni in snap.node_infos for p in ni.pods],
+                         objects)
+
+    def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
+                        n2s: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[str]]:
+        potential = [ni for ni in all_nodes if n2s.get(ni.name).code == Code.UNSCHEDULABLE]
+        if not potential:
+            return [], NodeToStatus(), []
+        pdbs = self.pdbs()
+        offset, num = self.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num)
+
+    def dry_run_preemption(self, state: CycleState, pod: Pod,
+                           potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
+                           offset: int, num_candidates: int
+                           ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
+        """Candidates (non-violating first, each list capped at ``num_candidates``), the
+        statuses of the nodes that are not candidates, and the errors met."""
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses = NodeToStatus()
+        errs: list[str] = []
+        n = len(potential_nodes)
+        for i in range(n):
+            src = potential_nodes[(offset + i) % n]
+            if not any(self.is_preemption_allowed(src, p, pod) for p in src.pods):
+                # what select_victims_on_node answers, without copying node and state
+                statuses.set(src.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
+                continue
+            ni = src.clone()
+            victims, num_viol, st = self.select_victims_on_node(state.clone(), pod, ni, pdbs)
+            if st.is_success() and victims:
+                c = Candidate(ni.name, Victims(victims, num_viol))
+                lst = non_violating if num_viol == 0 else violating
+                if len(lst) < num_candidates:
+                    lst.append(c)
+                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    break
+                continue
+            if st.is_success():
+                st = Status(Code.ERROR, (f'expected at least one victim pod on node "{ni.name}"',))
+            if st.code == Code.ERROR:
+                errs.append(st.message())
+            statuses.set(ni.name, st)
+        return non_violating + violating, statuses, errs
+
+    # ------------------------------------------------------------------ one node
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, ni: NodeInfo,
+                               pdbs: Sequence[PDBView]) -> tuple[list[Pod], int, Status]:
+        """``SelectVictimsOnNode`` on ``ni`` and ``state`` (both copies, changed here): the
+        fewest pods, least important first, whose removal lets ``pod`` fit."""
+        fwk = self.framework
+        try:
+            potential = [p for p in ni.pods if self.is_preemption_allowed(ni, p, pod)]
+            for p in potential:
+                ni.remove_pod(p)
+                fwk.run_remove_pod(state, pod, p, ni)
+            if not potential:
+                return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))
+            st = fwk.run_filter_with_nominated(state, pod, ni)
+            if not st.is_success():
+                return [], 0, st
+            sort_slice(potential, self.more_important)
+            violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+            victims: list[Pod] = []
+
+            def reprieve(p: Pod) -> bool:
+                ni.add_pod(p)
+                fwk.run_add_pod(state, pod, p, ni)
+                fits = fwk.run_filter_with_nominated(state, pod, ni).is_success()
+                if not fits:
+                    ni.remove_pod(p)
+                    fwk.run_remove_pod(state, pod, p, ni)
+                    victims.append(p)
+                return fits
+
+            num_violating = 0
+            for p in violating:
+                if not reprieve(p):
+                    num_violating += 1
+            for p in non_violating:
+                reprieve(p)
+        except PluginError as e:
+            return [], 0, Status(Code.ERROR, (str(e),))
+        if violating and non_violating:
+            sort_slice(victims, self.more_important)
+        return victims, num_violating, Status()
+
+    # ------------------------------------------------------------------ choosing
+
+    def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        by_name = {c.name: c for c in candidates}
+        name = self.pick_one_node_for_preemption({n: c.victims for n, c in by_name.items()})
+        return by_name.get(name, candidates[0])
+
+    def pick_one_node_for_preemption(self, nodes_to_victims: dict[str, Victims]) -> str:
+        """``pickOneNodeForPreemption``: fewest PDB violations, lowest highest-priority
+        victim, smallest sum of (priority + 2³¹), fewest victims, latest start of the
+        highest-priority victims; a tie left after that is broken at random (upstream:
+        the first of a Go map's iteration order)."""
+        if not nodes_to_victims:
+            return ""
+        v = nodes_to_victims
+        score_funcs: list[Callable[[str], float]] = [
+            lambda n: -v[n].num_pdb_violations,
+            lambda n: -v[n].pods[0].priority,
+            lambda n: -sum(p.priority + MAX_INT32 + 1 for p in v[n].pods),
+            lambda n: -len(v[n].pods),
+            lambda n: earliest_pod_start_time(v[n].pods),
+        ]
+        remaining = list(v)
+        for f in score_funcs:
+            scores = [f(n) for n in remaining]
+            best = max(scores)
+            remaining = [n for n, s in zip(remaining, scores, strict=True) if s == best]
+            if len(remaining) == 1:
+                return remaining[0]
+        return remaining[self.handle.rng.randrange(len(remaining))]
+
+    # ------------------------------------------------------------------ actuation
+
+    def prepare_candidate(self, c: Candidate, pod: Pod) -> Status:
+        """``prepareCandidate``: evict the victims (DisruptionTarget condition, delete,
+        ``Preempted`` event), then clear the nominations of lower-priority pods nominated
+        to the node."""
+        backend = self.handle.backend
+        if backend is None:
+            return Status(Code.ERROR, ("preemption needs a cluster backend",))
+        cond = PodCondition(DISRUPTION_TARGET, "True", PREEMPTION_BY_SCHEDULER,
+                            f"{pod.spec.scheduler_name}: preempting to accommodate a higher "
+                            "priority pod")
+        try:
+            for victim in c.victims.pods:
+                if victim.metadata.deletion_timestamp is not None:
+                    continue  # graceful deletion already started
+                backend.update_pod_status(victim, cond, None)
+                backend.delete_pod(victim, f"preempted by {pod.key}")
+                backend.record_event(victim, "Normal", "Preempted",
+                                     f"Preempted by pod {pod.uid} on node {c.name}")
+        except Exception as e:  # a backend failure is this cycle's error, not a crash
+            return Status(Code.ERROR, (str(e),))
+        prio = pod.priority
+        for p in self.handle.nominated_pods_for_node(c.name):
+            if p.priority < prio and p.uid != pod.uid:
+                try:
+                    backend.update_pod_status(p, None, "")
+                except Exception as e:  # not critical, as upstream
+                    log.warning("cannot clear the nominated node of %s: %s", p.key, e)
+        return Status()
