@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from _volume_util import (
     filter_all,
@@ -43,9 +44,38 @@ def _check(objs: dict[str, list[Any]], snap: Snapshot, pod) -> int:
         pl = cls(None, Handle(snapshot=snap, objects=objs))
         state, pre = prefilter(pl, pod, snap)
         if pre.is_success():
-            filter_all(pl, state, pod, snap)  # asserts the forms agree
+            statuses = filter_all(pl, state, pod, snap)  # asserts the forms agree
             checked += 1
+            # and the batch form alone, with no cache warmed by the per-node form
+            fresh = cls(None, Handle(snapshot=snap, objects=objs))
+            state2, _ = prefilter(fresh, pod, snap)
+            out = fresh.filter_batch(state2, pod, snap, np.arange(snap.num_nodes))
+            for i, st in enumerate(statuses):
+                got = out.status_at(i, cls.name)
+                assert (got.code, got.reasons) == (st.code, st.reasons)
+            if cls is VolumeBinding:
+                _check_reserve_volumes(pl, state, pod, snap, statuses)
     return checked
+
+
+def _names(pv) -> tuple:
+    b = [(x.pvc.name, x.pv.name) for x in pv.static_bindings] if pv.static_bindings else None
+    d = [c.name for c in pv.dynamic_provisions] if pv.dynamic_provisions else None
+    return b, d
+
+
+def _check_reserve_volumes(pl, state, pod, snap, statuses) -> None:
+    """What Reserve takes from the batch answer is what the per-node form builds."""
+    s = state.read("VolumeBinding")
+    if s.claims.batch is None:  # in-tree volumes: decided per node
+        return
+    for ni, st in zip(snap.node_infos, statuses, strict=True):
+        if not st.is_success():
+            continue
+        per_node, reasons = pl.binder.find_pod_volumes(pod, s.claims, ni.node)
+        assert reasons == ()
+        row = snap.table.index[ni.name]
+        assert _names(s.claims.batch.pod_volumes(row)) == _names(per_node), ni.name
 
 
 @pytest.mark.skipif(not CASES, reason="golden scenarios not available")
@@ -81,11 +111,12 @@ def random_cluster(rng: random.Random) -> tuple[dict[str, list[Any]], Snapshot, 
     names = [n.name for n in nodes] + ["gone"]
     classes = [make_sc("local"), make_sc("csi", provisioner=DRIVER),
                make_sc("csi-za", provisioner=DRIVER, allowed={ZONE_LABEL: ["za"]}),
-               make_sc("imm", mode="Immediate", provisioner=DRIVER)]
+               make_sc("imm", mode="Immediate", provisioner=DRIVER),
+               make_sc("ebs", provisioner="kubernetes.io/aws-ebs")]
     claims = []
     pvs = []
     for i in range(rng.randint(0, 14)):
-        cls = rng.choice(("local", "local", "csi", "csi-za", "imm"))
+        cls = rng.choice(("local", "local", "csi", "csi-za", "imm", "ebs"))
         mode = rng.choice(("ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany",
                            "ReadWriteOncePod"))
         state = rng.choice(("unbound", "unbound", "bound", "bound", "prebound", "selected"))
@@ -97,7 +128,7 @@ def random_cluster(rng: random.Random) -> tuple[dict[str, list[Any]], Snapshot, 
             bound=state == "bound",
             selected_node=rng.choice(names) if state == "selected" else None))
     for i in range(rng.randint(0, 16)):
-        cls = rng.choice(("local", "local", "csi", "csi-za"))
+        cls = rng.choice(("local", "local", "csi", "csi-za", "ebs"))
         aff = None
         r = rng.random()
         if r < 0.5:
@@ -121,10 +152,13 @@ def random_cluster(rng: random.Random) -> tuple[dict[str, list[Any]], Snapshot, 
             access=tuple(rng.sample(("ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"),
                                     rng.randint(1, 2))),
             volume_mode=rng.choice(("Filesystem", "Filesystem", "Block")),
-            source_kind="csi" if cls != "local" else "local",
-            source={"driver": DRIVER, "volumeHandle": f"h{i}"} if cls != "local" else None))
-    csinodes = [make_csinode(n.name, {DRIVER: rng.choice((None, 1, 2, 4))},
-                             topology_keys=(ZONE_LABEL,))
+            source_kind={"local": "local", "ebs": "awsElasticBlockStore"}.get(cls, "csi"),
+            source={"local": None, "ebs": {"volumeID": f"vol-{i}"}}.get(
+                cls, {"driver": DRIVER, "volumeHandle": f"h{i}"})))
+    csinodes = [make_csinode(n.name, {DRIVER: rng.choice((None, 1, 2, 4)),
+                                      "ebs.csi.aws.com": rng.choice((None, 1, 3))},
+                             topology_keys=(ZONE_LABEL,),
+                             migrated=rng.choice((None, "kubernetes.io/aws-ebs")))
                 for n in nodes if rng.random() < 0.7]
     disks = [{"name": "gce", "gcePersistentDisk": {"pdName": rng.choice("xy")}},
              {"name": "ebs", "awsElasticBlockStore": {"volumeID": rng.choice("xy")}}]
@@ -146,6 +180,7 @@ def test_random_clusters(seed: int) -> None:
         names = [c.name for c in rng.sample(claims, min(len(claims), rng.randint(1, 3)))]
         if rng.random() < 0.1:
             names.append("missing")
-        vols = ([{"name": "gce", "gcePersistentDisk": {"pdName": "x"}}]
+        vols = ([rng.choice(({"name": "gce", "gcePersistentDisk": {"pdName": "x"}},
+                             {"name": "ebs", "awsElasticBlockStore": {"volumeID": "vol-9"}}))]
                 if rng.random() < 0.2 else [])
         _check(objs, snap, make_pod(pvcs=tuple(names), volumes=vols))

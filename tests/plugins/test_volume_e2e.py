@@ -245,3 +245,94 @@ def test_claim_added_later_requeues_only_its_pods() -> None:
     sim.run_until_idle()
     assert sim.records[uids["wants-late"]].node == "n1"
     assert sim.records[uids["wants-other"]].node is None
+
+
+def _random_scenario(seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    n_nodes = rng.randint(2, 6)
+    text = HEADER
+    for i in range(n_nodes):
+        text += node(f"n{i}", rng.choice("abc"), limit=rng.choice((None, 1, 2, 3)))
+    for i in range(rng.randint(0, 8)):
+        text += local_pv(f"pv{i}", f"n{rng.randrange(n_nodes)}",
+                         size=rng.choice(("5Gi", "10Gi", "20Gi")),
+                         modes=rng.choice(("ReadWriteOnce", "ReadWriteMany")))
+    claims = []
+    for i in range(rng.randint(1, 10)):
+        cls = rng.choice(("local", "csi"))
+        mode = rng.choice(("ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"))
+        text += claim(f"c{i}", cls, rng.choice(("1Gi", "5Gi", "10Gi")), modes=mode)
+        claims.append(f"c{i}")
+    for j in range(rng.randint(1, 12)):
+        picked = rng.sample(claims, rng.randint(1, min(2, len(claims))))
+        text += pod(f"p{j}", *picked, arrival=rng.choice((0, 0, 1, 2)),
+                    duration=rng.choice((None, None, 3)))
+    return text
+
+
+def _check_invariants(sim: SimCluster, bound_to: dict[str, str]) -> None:
+    index = storage_index(sim.scheduler.handle.objects)
+    sc_pods = {p.name: p for p in sim.scenario.pods}
+    claim_nodes: dict[str, set[str]] = {}
+    for pod_name, node_name in bound_to.items():
+        for v in sc_pods[pod_name].spec.volumes:
+            claim_nodes.setdefault(v.pvc_claim_name, set()).add(node_name)
+    owners: dict[str, str] = {}
+    for name, nodes in claim_nodes.items():
+        pvc = index.pvc("default", name)
+        assert pvc.spec.volume_name, name  # every claim of a bound pod is bound
+        pv = index.pv(pvc.spec.volume_name)
+        assert pv.spec.claim_ref.name == name and pv.spec.claim_ref.uid == pvc.metadata.uid
+        assert owners.setdefault(pv.name, name) == name  # a volume serves one claim
+        for n in nodes:
+            labels = sim.scheduler.cache.nodes[n].node.metadata.labels
+            assert pv_affinity_matches(pv.spec.node_affinity, labels), (name, n)
+        # (ReadWriteOnce is not the scheduler's to enforce across nodes: upstream neither)
+
+
+def test_random_simulations_keep_volume_invariants() -> None:
+    for seed in range(25):
+        sc = load_scenario_text(_random_scenario(seed))
+        sim = SimCluster(sc, seed=seed)
+        # bound pods and their nodes, seen as each binding happens
+        bound_to: dict[str, str] = {}
+        rwop_users: dict[str, int] = {}
+        orig = sim.scheduler.on_pod_update
+
+        def spy(old, new, orig=orig, bound_to=bound_to, rwop_users=rwop_users, sim=sim,
+                seed=seed):
+            if new.spec.node_name and not old.spec.node_name:
+                bound_to[new.name] = new.spec.node_name
+                index = storage_index(sim.scheduler.handle.objects)
+                running = [p for p in sim.pods.values() if p.spec.node_name]
+                for v in new.spec.volumes:
+                    c = index.pvc("default", v.pvc_claim_name)
+                    if "ReadWriteOncePod" in c.spec.access_modes:
+                        users = sum(1 for p in running
+                                    for w in p.spec.volumes
+                                    if w.pvc_claim_name == v.pvc_claim_name)
+                        assert users == 1, (seed, v.pvc_claim_name)
+                        rwop_users[v.pvc_claim_name] = users
+                # the node's CSI attach limits hold
+                node_name = new.spec.node_name
+                cn = index.csi_node(node_name)
+                limit = {d.name: d.allocatable_count for d in cn.drivers} if cn else {}
+                handles = set()
+                for p in running:
+                    if p.spec.node_name != node_name:
+                        continue
+                    for w in p.spec.volumes:
+                        c = index.pvc("default", w.pvc_claim_name)
+                        pv = index.pv(c.spec.volume_name) if c.spec.volume_name else None
+                        if pv is not None and pv.spec.source_kind == "csi":
+                            handles.add(pv.spec.csi_volume_handle)
+                cap = limit.get("disk.csi.example.com")
+                assert cap is None or len(handles) <= cap, (seed, node_name, handles)
+            return orig(old, new)
+
+        sim.scheduler.on_pod_update = spy
+        res = sim.run()
+        assert all(r.node is not None or r.message for r in res.records)
+        _check_invariants(sim, bound_to)

@@ -755,14 +755,14 @@ def test_find_matching_volume_in_batch_agrees() -> None:
     snap = Snapshot.from_nodes(nodes, [])
     for _, vac, claim, _, excluded, _ in FIND_MATCHING:
         vols = fmv_volumes(vac)
-        idx = np.arange(len(nodes))
-        chosen = {name: np.ones(len(nodes), dtype=bool) for name in excluded}
-        picked = VolumeBinder._match_claim_batch(claim, vols, snap.table, idx,
-                                                 np.ones(len(nodes), dtype=bool), chosen)
-        for k, n in enumerate(FMV_NODES):
+        chosen = {name: np.arange(len(nodes)) for name in excluded}
+        cands, choice = VolumeBinder.match_claim_rows(claim, vols, snap.table,
+                                                      np.ones(len(nodes), dtype=bool), chosen)
+        for n in FMV_NODES:
             want = find_matching_volume(claim, vols, FMV_NODES[n], excluded)
-            got = [name for name, mask in picked.items() if mask[k]]
-            assert got == ([want.name] if want is not None else []), (claim.name, n)
+            j = int(choice[snap.table.index[n]])
+            got = cands[j].name if j >= 0 else None
+            assert got == (want.name if want is not None else None), (claim.name, n)
 
 
 def test_delay_binding_mode() -> None:
@@ -867,3 +867,33 @@ def test_handle_without_objects() -> None:
     assert as_pair(pre) == unresolvable('persistentvolumeclaim "x" not found')
     _, pre = prefilter(pl, make_pod(), snap)
     assert as_pair(pre) == SKIP
+
+
+def test_bind_pod_volumes_polls_when_the_backend_binds_elsewhere(monkeypatch) -> None:
+    """A backend whose PV controller runs elsewhere (a real cluster) is polled until the claim
+    is bound, as upstream's PreBind waits (here the controller acts on the second look)."""
+    binder, _, objs = binder_env([pvNode1a], [unboundPVC])
+    binder.bind_timeout = 5.0
+    api = FakeAPI(objs, controller=False)
+    api.wait_for_volume_binding = True
+    binder._backend = lambda: api
+    pod = t_pod([unboundPVC])
+    pod.spec.node_name = "node1"
+    pv, _ = binder.find_pod_volumes(pod, binder.get_pod_volume_claims(pod), NODE1)
+    binder.assume_pod_volumes(pod, "node1", pv)
+    calls = {"n": 0}
+    real_check = binder.check_bindings
+
+    def check(*args):
+        calls["n"] += 1
+        if calls["n"] == 2:  # the controller binds between the first and second look
+            index = storage_index(objs)
+            bpv, bpvc = controller_bind(index.pv("pv-node1a"), index.pvc("testns", "unbound-pvc"))
+            replace_storage_object(objs, bpv)
+            replace_storage_object(objs, bpvc)
+        return real_check(*args)
+
+    binder.check_bindings = check
+    monkeypatch.setattr("kubesched.plugins.volumebinding.binder.time.sleep", lambda s: None)
+    binder.bind_pod_volumes(pod, pv)
+    assert calls["n"] == 2

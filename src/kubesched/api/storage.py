@@ -13,14 +13,16 @@ Defaulting, as the API server does it:
   applied by the scenario loader, :func:`assign_default_storage_class`);
 * StorageClass: ``reclaimPolicy`` Delete, ``volumeBindingMode`` Immediate.
 
-Storage quantities are kept exact (``Fraction`` of bytes) because upstream compares them with
-``Quantity.Cmp``. The objects are mutable dataclasses but are treated as immutable once stored:
-whoever changes one (the simulator playing the PV controller) stores a copy
+Storage quantities are kept exact (bytes: ints, or a ``Fraction`` for a fractional count)
+because upstream compares them with ``Quantity.Cmp``. The objects are mutable dataclasses but
+are treated as immutable once stored: whoever changes one (the simulator playing the PV
+controller) stores a copy
 (:func:`replace_storage_object`), so queueing hints see the old and the new object.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import itertools
 from collections.abc import Iterable, Mapping
@@ -44,7 +46,7 @@ from kubesched.api.parse import (
     parse_node_selector_term,
     parse_quantity_field,
 )
-from kubesched.api.types import LabelSelector, NodeSelectorTerm, ObjectMeta, OwnerReference
+from kubesched.api.types import LabelSelector, NodeSelectorTerm, ObjectMeta
 from kubesched.errors import InputError
 
 # ---------------------------------------------------------------- constants
@@ -122,7 +124,7 @@ class ObjectReference:
 
 @dataclass(slots=True)
 class PersistentVolumeSpec:
-    capacity: Fraction | None = None  # spec.capacity.storage, bytes
+    capacity: int | Fraction | None = None  # spec.capacity.storage, bytes (exact)
     access_modes: tuple[str, ...] = ()
     storage_class_name: str = ""
     volume_mode: str = FILESYSTEM
@@ -170,7 +172,7 @@ class PersistentVolume:
 class PersistentVolumeClaimSpec:
     access_modes: tuple[str, ...] = ()
     selector: LabelSelector | None = None
-    request: Fraction | None = None  # resources.requests.storage, bytes
+    request: int | Fraction | None = None  # resources.requests.storage, bytes (exact)
     volume_name: str = ""
     storage_class_name: str | None = None  # None: not set
     volume_mode: str = FILESYSTEM
@@ -181,7 +183,7 @@ class PersistentVolumeClaimSpec:
 class PersistentVolumeClaimStatus:
     phase: str = CLAIM_PENDING
     access_modes: tuple[str, ...] = ()
-    capacity: Fraction | None = None
+    capacity: int | Fraction | None = None
 
 
 @dataclass(slots=True)
@@ -303,8 +305,10 @@ def resource_version_int(obj: Any) -> int | None:
 # ---------------------------------------------------------------- parsing
 
 
-def _storage_quantity(v: Any, path: str) -> Fraction:
-    return parse_quantity_field(v, path)
+def _storage_quantity(v: Any, path: str) -> int | Fraction:
+    """Bytes, exact: an int (a Fraction only for the odd fractional byte count)."""
+    q = parse_quantity_field(v, path)
+    return q.numerator if q.denominator == 1 else q
 
 
 def _access_modes(v: Any, path: str, *, required: bool) -> tuple[str, ...]:
@@ -545,11 +549,12 @@ def assign_default_storage_class(pvcs: Iterable[PersistentVolumeClaim],
                                  classes: Iterable[StorageClass]) -> None:
     """The DefaultStorageClass admission plugin: a claim created without
     ``storageClassName`` (and without the beta annotation) gets the default class, the newest
-    one when several are marked default (v1.26+)."""
+    one when several are marked default (v1.26+), the first by name among equally new."""
     defaults = [sc for sc in classes if is_default_storage_class(sc)]
     if not defaults:
         return
-    defaults.sort(key=lambda sc: (sc.metadata.creation_timestamp or 0.0, sc.name), reverse=True)
+    # the newest first; equal timestamps by name (storageutil.GetDefaultClass)
+    defaults.sort(key=lambda sc: (-(sc.metadata.creation_timestamp or 0.0), sc.name))
     name = defaults[0].name
     for pvc in pvcs:
         if (pvc.spec.storage_class_name is None
@@ -571,12 +576,14 @@ def note_storage_change() -> None:
 
 class StorageIndex:
     """Lookups over a scenario's storage objects (the informers' listers): claims by
-    ``ns/name``, volumes / classes / CSINodes by name, volumes by storage class."""
+    ``ns/name``, volumes / classes / CSINodes by name, volumes by storage class (in name
+    order). An index is immutable: a change makes a new one, so caches may key on it."""
 
-    __slots__ = ("classes", "csi_nodes", "generation", "key", "objects", "pvcs", "pvs",
-                 "pvs_by_class")
+    __slots__ = ("classes", "csi_nodes", "generation", "key", "objects", "positions", "pvcs",
+                 "pvs", "pvs_by_class")
 
-    def __init__(self, objects: Mapping[str, list[Any]], key: tuple) -> None:
+    def __init__(self, objects: Mapping[str, list[Any]], key: tuple,
+                 build: bool = True) -> None:
         self.objects = objects
         self.key = key
         self.generation = _current_generation
@@ -585,18 +592,21 @@ class StorageIndex:
         self.classes: dict[str, StorageClass] = {}
         self.csi_nodes: dict[str, CSINode] = {}
         self.pvs_by_class: dict[str, list[PersistentVolume]] = {}
-        for o in objects.get("PersistentVolumeClaim", ()):
-            if isinstance(o, PersistentVolumeClaim):
-                self.pvcs[o.key] = o
-        for o in objects.get("PersistentVolume", ()):
-            if isinstance(o, PersistentVolume):
-                self.pvs[o.name] = o
-        for o in objects.get("StorageClass", ()):
-            if isinstance(o, StorageClass):
-                self.classes[o.name] = o
-        for o in objects.get("CSINode", ()):
-            if isinstance(o, CSINode):
-                self.csi_nodes[o.name] = o
+        # (kind, key) -> position in objects[kind]
+        self.positions: dict[tuple[str, str], int] = {}
+        if not build:
+            return
+        by_kind: tuple[tuple[str, type, dict], ...] = (
+            ("PersistentVolumeClaim", PersistentVolumeClaim, self.pvcs),
+            ("PersistentVolume", PersistentVolume, self.pvs),
+            ("StorageClass", StorageClass, self.classes),
+            ("CSINode", CSINode, self.csi_nodes))
+        for kind, cls, table in by_kind:
+            for i, o in enumerate(objects.get(kind, ())):
+                if isinstance(o, cls):
+                    k = object_key(o)
+                    table[k] = o
+                    self.positions[(kind, k)] = i
         for name in sorted(self.pvs):
             pv = self.pvs[name]
             self.pvs_by_class.setdefault(pv_storage_class(pv), []).append(pv)
@@ -613,6 +623,49 @@ class StorageIndex:
     def csi_node(self, name: str) -> CSINode | None:
         return self.csi_nodes.get(name)
 
+    def with_object(self, old: Any, new: Any, position: int, key: tuple) -> StorageIndex:
+        """A new index with ``new`` stored (in place of ``old``, or added at ``position``)."""
+        out = StorageIndex(self.objects, key, build=False)
+        out.generation = self.generation
+        out.pvcs, out.pvs = self.pvcs, self.pvs
+        out.classes, out.csi_nodes = self.classes, self.csi_nodes
+        out.pvs_by_class = self.pvs_by_class
+        out.positions = dict(self.positions)
+        k = object_key(new)
+        out.positions[(new.kind, k)] = position
+        table_name = {"PersistentVolumeClaim": "pvcs", "PersistentVolume": "pvs",
+                      "StorageClass": "classes", "CSINode": "csi_nodes"}[new.kind]
+        table = dict(getattr(self, table_name))
+        table[k] = new
+        setattr(out, table_name, table)
+        if new.kind == "PersistentVolume":
+            by_class = dict(self.pvs_by_class)
+            name = new.metadata.name
+            if old is not None:
+                old_cls = pv_storage_class(old)
+                lst = list(by_class.get(old_cls, ()))
+                i = bisect.bisect_left(lst, name, key=_pv_name)
+                if i < len(lst) and lst[i].metadata.name == name:
+                    del lst[i]
+                if lst:
+                    by_class[old_cls] = lst
+                else:
+                    by_class.pop(old_cls, None)
+            cls = pv_storage_class(new)
+            lst = list(by_class.get(cls, ()))
+            i = bisect.bisect_left(lst, name, key=_pv_name)
+            if i < len(lst) and lst[i].metadata.name == name:
+                lst[i] = new
+            else:
+                lst.insert(i, new)
+            by_class[cls] = lst
+            out.pvs_by_class = by_class
+        return out
+
+
+def _pv_name(pv: PersistentVolume) -> str:
+    return pv.metadata.name
+
 
 _INDEXES: list[StorageIndex] = []
 _MAX_INDEXES = 8
@@ -626,40 +679,47 @@ def _index_key(objects: Mapping[str, list[Any]]) -> tuple:
     return tuple(out)
 
 
+def _cached_index(objects: Mapping[str, list[Any]], key: tuple) -> StorageIndex | None:
+    for idx in _INDEXES:
+        if idx.objects is objects and idx.key == key and idx.generation == _current_generation:
+            return idx
+    return None
+
+
+def _remember(idx: StorageIndex) -> StorageIndex:
+    _INDEXES[:] = [i for i in _INDEXES if i.objects is not idx.objects][-(_MAX_INDEXES - 1):]
+    _INDEXES.append(idx)
+    return idx
+
+
 def storage_index(objects: Mapping[str, list[Any]] | None) -> StorageIndex:
     """The index over ``objects`` (``handle.objects``), rebuilt when a list was replaced,
     grew or shrank, or :func:`note_storage_change` was called."""
     if objects is None:
         objects = {}
     key = _index_key(objects)
-    for idx in _INDEXES:
-        if idx.objects is objects and idx.key == key and idx.generation == _current_generation:
-            return idx
-    idx = StorageIndex(objects, key)
-    _INDEXES[:] = [i for i in _INDEXES if i.objects is not objects][-(_MAX_INDEXES - 1):]
-    _INDEXES.append(idx)
-    return idx
+    idx = _cached_index(objects, key)
+    if idx is not None:
+        return idx
+    return _remember(StorageIndex(objects, key))
 
 
 def replace_storage_object(objects: dict[str, list[Any]], new: Any) -> Any:
     """Store ``new`` in place of the object of the same kind and key (or add it); returns the
-    object it replaced, or None."""
+    object it replaced, or None. The index over ``objects`` is carried over, not rebuilt."""
     lst = objects.setdefault(new.kind, [])
-    key = object_key(new)
+    idx = storage_index(objects)
+    k = object_key(new)
+    pos = idx.positions.get((new.kind, k))
     old = None
-    for i, o in enumerate(lst):
-        if object_key(o) == key:
-            old = o
-            lst[i] = new
-            break
+    if pos is not None and pos < len(lst) and object_key(lst[pos]) == k:
+        old = lst[pos]
+        lst[pos] = new
     else:
+        pos = len(lst)
         lst.append(new)
-    note_storage_change()
+    _remember(idx.with_object(old, new, pos, _index_key(objects)))
     return old
-
-
-def bump_resource_version(obj: Any, version: int) -> None:
-    obj.metadata.resource_version = str(version)
 
 
 def copy_object(obj: Any) -> Any:
@@ -674,10 +734,6 @@ def copy_object(obj: Any) -> Any:
         if hasattr(obj, attr):
             setattr(c, attr, copy.copy(getattr(obj, attr)))
     return c
-
-
-def owner_is_controller(owner: OwnerReference, uid: str) -> bool:
-    return owner.controller and owner.uid == uid
 
 
 # ---------------------------------------------------------------- controllers (simulation)

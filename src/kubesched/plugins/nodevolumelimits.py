@@ -16,6 +16,8 @@ import hashlib
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kubesched.api.storage import CSINode, PersistentVolumeClaim, StorageIndex, storage_index
 from kubesched.api.types import Pod, Volume
 from kubesched.framework.cycle_state import CycleState
@@ -27,13 +29,14 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
+    BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
     PreFilterPlugin,
     PreFilterResult,
 )
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.status import Status, error, skip, unresolvable, unschedulable
+from kubesched.framework.status import Code, Status, error, skip, unresolvable, unschedulable
 from kubesched.plugins.volumebinding.csi_translation import (
     TranslationError,
     csi_name_from_in_tree,
@@ -82,6 +85,20 @@ def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
             if d.allocatable_count is not None}
 
 
+_ANY = -1  # cache key: the answer does not depend on the node's CSINode
+
+
+class _Deps:
+    """What counting a pod's volumes read: whether the CSINode mattered (in-tree migration)
+    and the (index table, key, object) lookups."""
+
+    __slots__ = ("csi_node", "lookups")
+
+    def __init__(self) -> None:
+        self.csi_node = False
+        self.lookups: list[tuple[str, str, Any]] = []
+
+
 class _LookupError(StorageError):
     """The incoming pod's claim is missing (NotFound: UnschedulableAndUnresolvable)."""
 
@@ -107,9 +124,11 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
-        # existing pods' volumes: (pod uid, id(CSINode)) -> volumes, valid for one index
-        self._existing: dict[tuple[str, int], dict[str, str]] = {}
-        self._existing_index: StorageIndex | None = None
+        # scheduled pods' volumes: uid -> (pod, id(CSINode) or _ANY, the storage lookups they
+        # were counted from, volumes, the CSINode kept alive for its id)
+        self._existing: dict[str, tuple] = {}
+        self._limits: dict[int, tuple[CSINode, dict[str, int]]] = {}
+        self._vol_pods: dict[str, tuple] = {}
 
     def _index(self) -> StorageIndex:
         return storage_index(self.handle.objects if self.handle is not None else None)
@@ -163,53 +182,77 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def _new_volumes(self, state: CycleState, pod: Pod, csi_node: CSINode | None,
                      index: StorageIndex) -> dict[str, str]:
+        """The incoming pod's volumes (driver/handle -> limit key), computed once per cycle —
+        per CSINode only when in-tree migration made the answer depend on it."""
         s = state.read(PRE_FILTER_STATE_KEY)
         if not isinstance(s, _State):
             s = None
-        key = id(csi_node)
-        hit = s.new_volumes.get(key) if s is not None else None
+        hit = None
+        if s is not None:
+            hit = s.new_volumes.get(_ANY)
+            if hit is None:
+                hit = s.new_volumes.get(id(csi_node))
         if hit is None:
+            deps = _Deps()
             try:
                 hit = {}
-                self.filter_attachable_volumes(pod, csi_node, True, hit, index)
+                self.filter_attachable_volumes(pod, csi_node, True, hit, index, deps)
             except StorageError as e:
                 hit = e
             if s is not None:
-                s.new_volumes[key] = hit
+                s.new_volumes[id(csi_node) if deps.csi_node else _ANY] = hit
         if isinstance(hit, StorageError):
             raise hit
         return hit
 
     def _existing_volumes(self, pod: Pod, csi_node: CSINode | None, index: StorageIndex
                           ) -> dict[str, str]:
-        if self._existing_index is not index:
+        """A scheduled pod's volumes, cached per pod while the claims, volumes and classes
+        it was counted from are unchanged (and per CSINode when migration mattered)."""
+        hit = self._existing.get(pod.uid)
+        if (hit is not None and hit[0] is pod and (hit[1] == _ANY or hit[1] == id(csi_node))
+                and all(getattr(index, table).get(key) is obj for table, key, obj in hit[2])):
+            return hit[3]
+        deps = _Deps()
+        volumes: dict[str, str] = {}
+        self.filter_attachable_volumes(pod, csi_node, False, volumes, index, deps)
+        if len(self._existing) > 200_000:  # pods come and go: forget the old ones
             self._existing.clear()
-            self._existing_index = index
-        key = (pod.uid, id(csi_node))
-        hit = self._existing.get(key)
-        if hit is None:
-            hit = {}
-            self.filter_attachable_volumes(pod, csi_node, False, hit, index)
-            self._existing[key] = hit
-        return hit
+        self._existing[pod.uid] = (pod, id(csi_node) if deps.csi_node else _ANY,
+                                   tuple(deps.lookups), volumes, csi_node)
+        return volumes
+
+    def _node_limits(self, csi_node: CSINode | None) -> dict[str, int]:
+        if csi_node is None:
+            return {}
+        hit = self._limits.get(id(csi_node))
+        if hit is None or hit[0] is not csi_node:
+            hit = (csi_node, volume_limits(csi_node))
+            if len(self._limits) > 65536:
+                self._limits.clear()
+            self._limits[id(csi_node)] = hit
+        return hit[1]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.spec.volumes:
             return None
+        return self._filter_node(state, pod, node_info, self._index())
+
+    def _filter_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                     index: StorageIndex) -> Status | None:
         node = node_info.node
         if node is None:
             return error("node not found")
-        index = self._index()
         csi_node = index.csi_node(node.name)
         try:
-            new_volumes = dict(self._new_volumes(state, pod, csi_node, index))
+            new_volumes = self._new_volumes(state, pod, csi_node, index)
         except _LookupError as e:
             return unresolvable(str(e))
         except StorageError as e:
             return error(str(e))
         if not new_volumes:
             return None
-        limits = volume_limits(csi_node)
+        limits = self._node_limits(csi_node)
         if not limits:
             return None
         attached: dict[str, str] = {}
@@ -219,32 +262,126 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                     attached.update(self._existing_volumes(existing, csi_node, index))
         except StorageError as e:
             return error(str(e))
-        attached_count: Counter[str] = Counter()
-        for unique, key in attached.items():
-            new_volumes.pop(unique, None)  # a volume shared with a pod there counts once
-            attached_count[key] += 1
-        new_count = Counter(new_volumes.values())
+        if attached:
+            attached_count = Counter(attached.values())
+            # a volume shared with a pod there counts once
+            new_count = Counter(k for u, k in new_volumes.items() if u not in attached)
+        else:
+            attached_count = Counter()
+            new_count = Counter(new_volumes.values())
         for key, count in new_count.items():
             limit = limits.get(key)
             if limit is not None and attached_count[key] + count > limit:
                 return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
 
+    def _volume_pods(self, node_info: NodeInfo) -> tuple[Pod, ...]:
+        """The node's pods that have volumes (cached per node version)."""
+        hit = self._vol_pods.get(node_info.name)
+        if (hit is None or hit[0] is not node_info or hit[1] != node_info.generation
+                or hit[2] != len(node_info.pods)):
+            pods = tuple(p for p in node_info.pods if p.spec.volumes)
+            hit = (node_info, node_info.generation, len(node_info.pods), pods)
+            self._vol_pods[node_info.name] = hit
+        return hit[3]
+
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                     idx: np.ndarray) -> BatchStatus:
+        """The per-node check in one loop: nodes without a CSINode (or without limits) are
+        rejected only for the incoming pod's own claims; the pod's volumes are counted once
+        (unless in-tree migration makes them depend on the node), and the pods on a node
+        are looked at only when the node has limits."""
+        n = len(idx)
+        out = BatchStatus.success(n)
+        if not pod.spec.volumes:
+            return out
+        index = self._index()
+        names = snapshot.table.names
+        infos = snapshot.node_infos
+        rows = idx.tolist()
+        csi_nodes = index.csi_nodes
+        try:
+            base = self._new_volumes(state, pod, None, index)
+        except StorageError as e:
+            code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if isinstance(e, _LookupError)
+                    else Code.ERROR)
+            if self._independent(state):
+                out.fail(np.ones(n, dtype=bool), code, (str(e),))
+                return out
+            base = None
+        if base is None or not self._independent(state):
+            for k, i in enumerate(rows):  # in-tree migration: per node, as Filter
+                st = self._filter_node(state, pod, infos[i], index)
+                if st is not None and not st.is_success():
+                    mask = np.zeros(n, dtype=bool)
+                    mask[k] = True
+                    out.fail(mask, st.code, st.reasons)
+            return out
+        if not base:
+            return out
+        base_count = Counter(base.values())
+        exceeded: list[int] = []
+        errors: dict[str, list[int]] = {}
+        for k, i in enumerate(rows):
+            cn = csi_nodes.get(names[i])
+            if cn is None:
+                continue
+            limits = self._node_limits(cn)
+            if not limits:
+                continue
+            new_count: Counter[str] = base_count
+            attached_count: Counter[str] | dict[str, int] = {}
+            vol_pods = self._volume_pods(infos[i])
+            if vol_pods:
+                attached: dict[str, str] = {}
+                try:
+                    for p in vol_pods:
+                        attached.update(self._existing_volumes(p, cn, index))
+                except StorageError as e:
+                    errors.setdefault(str(e), []).append(k)
+                    continue
+                if attached:
+                    attached_count = Counter(attached.values())
+                    new_count = Counter(v for u, v in base.items() if u not in attached)
+            for key, count in new_count.items():
+                limit = limits.get(key)
+                if limit is not None and attached_count.get(key, 0) + count > limit:
+                    exceeded.append(k)
+                    break
+        if exceeded:
+            mask = np.zeros(n, dtype=bool)
+            mask[exceeded] = True
+            out.fail(mask, Code.UNSCHEDULABLE, (ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))
+        for msg, ks in errors.items():
+            mask = np.zeros(n, dtype=bool)
+            mask[ks] = True
+            out.fail(mask, Code.ERROR, (msg,))
+        return out
+
+    @staticmethod
+    def _independent(state: CycleState) -> bool:
+        s = state.read(PRE_FILTER_STATE_KEY)
+        return isinstance(s, _State) and _ANY in s.new_volumes
+
     # ------------------------------------------------------------------ counting
 
     def filter_attachable_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool,
-                                  result: dict[str, str], index: StorageIndex) -> None:
+                                  result: dict[str, str], index: StorageIndex,
+                                  deps: _Deps | None = None) -> None:
         """``filterAttachableVolumes``: adds ``driver/handle -> limit key`` for each of the
-        pod's volumes that counts; raises StorageError."""
+        pod's volumes that counts; raises StorageError. ``deps`` records whether the node's
+        CSINode mattered."""
+        deps = deps or _Deps()
         for vol in pod.spec.volumes:
             found = pod_claim_name(pod, vol)
             if found is None:
-                self._check_inline(vol, csi_node, result)
+                self._check_inline(vol, csi_node, result, deps)
                 continue
             name, ephemeral = found
             if name == "":
                 raise StorageError("PersistentVolumeClaim had no name")
             pvc = index.pvc(pod.namespace, name)
+            deps.lookups.append(("pvcs", f"{pod.namespace}/{name}", pvc))
             if pvc is None:
                 if new_pod:
                     raise _LookupError(f"looking up PVC {pod.namespace}/{name}: "
@@ -252,15 +389,19 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                 continue  # not counted: no guarantee it belongs to the pod
             if ephemeral:
                 check_volume_is_for_pod(pod, pvc)
-            driver, handle = self._csi_driver_info(csi_node, pvc, index)
+            driver, handle = self._csi_driver_info(csi_node, pvc, index, deps)
             if not driver or not handle:
                 continue
             result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
 
     @staticmethod
-    def _check_inline(vol: Volume, csi_node: CSINode | None, result: dict[str, str]) -> None:
+    def _check_inline(vol: Volume, csi_node: CSINode | None, result: dict[str, str],
+                      deps: _Deps) -> None:
         plugin = inline_plugin_name(vol)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin):
+        if plugin is None:
+            return
+        deps.csi_node = True
+        if not is_csi_migration_on(csi_node, plugin):
             return
         try:
             driver, handle = translate_inline(vol)
@@ -269,16 +410,21 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
 
     def _csi_driver_info(self, csi_node: CSINode | None, pvc: PersistentVolumeClaim,
-                         index: StorageIndex) -> tuple[str, str]:
+                         index: StorageIndex, deps: _Deps) -> tuple[str, str]:
         """``getCSIDriverInfo``: the claim's driver and volume handle."""
         pv_name = pvc.spec.volume_name
         pv = index.pv(pv_name) if pv_name else None
+        if pv_name:
+            deps.lookups.append(("pvs", pv_name, pv))
         if pv is None:  # unbound, or the volume is gone: count by the class's provisioner
-            return self._csi_driver_info_from_sc(csi_node, pvc, index)
+            return self._csi_driver_info_from_sc(csi_node, pvc, index, deps)
         if pv.spec.source_kind == "csi":
             return pv.spec.csi_driver, pv.spec.csi_volume_handle
         plugin = pv_plugin_name(pv)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin):
+        if plugin is None:
+            return "", ""
+        deps.csi_node = True
+        if not is_csi_migration_on(csi_node, plugin):
             return "", ""
         try:
             csi_pv = translate_pv(pv)
@@ -288,18 +434,20 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     @staticmethod
     def _csi_driver_info_from_sc(csi_node: CSINode | None, pvc: PersistentVolumeClaim,
-                                 index: StorageIndex) -> tuple[str, str]:
+                                 index: StorageIndex, deps: _Deps) -> tuple[str, str]:
         from kubesched.api.storage import pvc_storage_class
 
         sc_name = pvc_storage_class(pvc)
         if not sc_name:
             return "", ""
         sc = index.storage_class(sc_name)
+        deps.lookups.append(("classes", sc_name, sc))
         if sc is None:
             return "", ""
         handle = f"{RANDOM_VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
         provisioner = sc.provisioner
         if is_migratable_plugin_name(provisioner):
+            deps.csi_node = True
             if not is_csi_migration_on(csi_node, provisioner):
                 return "", ""
             return csi_name_from_in_tree(provisioner), handle

@@ -39,6 +39,16 @@ class AssumeCache:
             del self._assumed[key]
         return api
 
+    def resolve(self, key: str, api: Any) -> Any:
+        """``get`` when the caller already has the API object of ``key``."""
+        entry = self._assumed.get(key)
+        if entry is None:
+            return api
+        if entry[1] is api and api is not None:
+            return entry[0]
+        del self._assumed[key]
+        return api
+
     def assume(self, obj: Any) -> None:
         """``Assume``: the object must exist and not be older than the stored one."""
         key = object_key(obj)

@@ -15,6 +15,7 @@ have: every provisioner counts as not opting in, so capacity never limits provis
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,9 @@ import numpy as np
 
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
+    FILESYSTEM,
     NOT_SUPPORTED_PROVISIONER,
+    VOLUME_AVAILABLE,
     CSINode,
     PersistentVolume,
     PersistentVolumeClaim,
@@ -31,6 +34,7 @@ from kubesched.api.storage import (
     StorageIndex,
     copy_object,
     object_key,
+    pv_storage_class,
     pvc_storage_class,
     resource_version_int,
     storage_index,
@@ -53,15 +57,13 @@ from kubesched.plugins.volumebinding.helpers import (
     go_quote,
     is_delay_binding_mode,
     is_pvc_fully_bound,
-    is_volume_bound_to_claim,
     match_topology_selector_terms,
     pod_claim_name,
     pv_affinity_mask,
     pv_affinity_matches,
+    pv_affinity_rows,
     pv_not_found,
     topology_mask,
-    volume_pre_checks,
-    volume_unbound_checks,
 )
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -94,6 +96,37 @@ class PodVolumeClaims:
     # storage class -> the volumes of that class (assumed versions), for the delayed claims
     unbound_volumes_delay_binding: dict[str, list[PersistentVolume]] = field(
         default_factory=dict)
+    # the batch form's answer for the whole node table (one per scheduling cycle)
+    batch: BatchResult | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(slots=True)
+class ClaimChoice:
+    """One delayed claim's volume per table row (``choice``: index into ``candidates``, -1:
+    none fits there)."""
+
+    pvc: PersistentVolumeClaim
+    candidates: list[PersistentVolume]
+    choice: np.ndarray
+
+
+@dataclass(slots=True)
+class BatchResult:
+    """``find_pod_volumes`` for every row of one node table."""
+
+    table_key: tuple
+    bound_ok: np.ndarray
+    unbound_ok: np.ndarray
+    bound_found: np.ndarray
+    selected: list[PersistentVolumeClaim] = field(default_factory=list)  # selected-node claims
+    choices: list[ClaimChoice] = field(default_factory=list)  # the others, smallest first
+
+    def pod_volumes(self, row: int) -> PodVolumes:
+        """The PodVolumes ``find_pod_volumes`` builds for a node that fits (``row``)."""
+        static = [BindingInfo(c.pvc, c.candidates[int(c.choice[row])])
+                  for c in self.choices if c.choice[row] >= 0]
+        dynamic = [*self.selected, *(c.pvc for c in self.choices if c.choice[row] < 0)]
+        return PodVolumes(static or None, dynamic or None)
 
 
 def reasons_from_flags(bound_ok: bool, unbound_ok: bool, sufficient: bool,
@@ -117,8 +150,10 @@ class NeedsPerNode(Exception):
 class VolumeBinder:
     def __init__(self, objects: Callable[[], Mapping[str, list[Any]] | None],
                  backend: Callable[[], Any] = lambda: None,
-                 node: Callable[[str], Node | None] = lambda name: None) -> None:
+                 node: Callable[[str], Node | None] = lambda name: None,
+                 bind_timeout: float = 600.0) -> None:
         self._objects = objects
+        self.bind_timeout = bind_timeout
         self._backend = backend
         self._node = node
         self.pv_cache = AssumeCache("v1.PersistentVolume", lambda k: self.index().pv(k))
@@ -131,8 +166,11 @@ class VolumeBinder:
     def list_pvs(self, class_name: str) -> list[PersistentVolume]:
         """``pvCache.ListPVs(class)``: the volumes of a class, assumed versions included, in
         name order (upstream lists in map order)."""
-        get = self.pv_cache.get
-        return [get(pv.name) for pv in self.index().pvs_by_class.get(class_name, ())]
+        pvs = self.index().pvs_by_class.get(class_name, [])
+        if not len(self.pv_cache):
+            return list(pvs)
+        resolve = self.pv_cache.resolve
+        return [resolve(pv.name, pv) for pv in pvs]
 
     # ------------------------------------------------------------------ claims
 
@@ -288,11 +326,18 @@ class VolumeBinder:
                                idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``find_pod_volumes`` for the table rows ``idx``: (bound volumes fit, unbound claims
         satisfied, bound volumes found) per row; raises NeedsPerNode when an in-tree volume
-        would be translated per node."""
-        n = len(idx)
+        would be translated per node. Computed once per cycle for the whole table."""
+        b = self.batch_result(claims, table)
+        return b.bound_ok[idx], b.unbound_ok[idx], b.bound_found[idx]
+
+    def batch_result(self, claims: PodVolumeClaims, table: NodeTable) -> BatchResult:
+        key = (id(table), table.table_id, table.node_version)
+        b = claims.batch
+        if b is not None and b.table_key == key:
+            return b
+        n = table.size
         bound_ok = np.ones(n, dtype=bool)
         bound_found = np.ones(n, dtype=bool)
-        unbound_ok = np.ones(n, dtype=bool)
         if claims.bound_claims:
             alive = np.ones(n, dtype=bool)
             for pvc in claims.bound_claims:
@@ -303,18 +348,19 @@ class VolumeBinder:
                 plugin = pv_plugin_name(pv)
                 if plugin is not None and is_migration_on_for_plugin(plugin):
                     raise NeedsPerNode
-                ok = pv_affinity_mask(pv.spec.node_affinity, table)[idx]
+                ok = pv_affinity_mask(pv.spec.node_affinity, table)
                 bound_ok[alive & ~ok] = False
                 alive &= ok
+        b = BatchResult(key, bound_ok, np.ones(n, dtype=bool), bound_found)
         if claims.unbound_claims_delay_binding:
-            unbound_ok = self._unbound_batch(claims, table, idx)
-        return bound_ok, unbound_ok, bound_found
+            self._unbound_batch(claims, table, b)
+        claims.batch = b
+        return b
 
-    def _unbound_batch(self, claims: PodVolumeClaims, table: NodeTable, idx: np.ndarray
-                       ) -> np.ndarray:
-        n = len(idx)
+    def _unbound_batch(self, claims: PodVolumeClaims, table: NodeTable, b: BatchResult
+                       ) -> None:
+        n = table.size
         eligible = np.ones(n, dtype=bool)
-        selected_claims: list[PersistentVolumeClaim] = []
         to_find: list[PersistentVolumeClaim] = []
         for claim in claims.unbound_claims_delay_binding:
             selected = claim.metadata.annotations.get(ANN_SELECTED_NODE)
@@ -322,87 +368,146 @@ class VolumeBinder:
                 to_find.append(claim)
                 continue
             row = table.index.get(selected)
-            eligible &= (idx == row) if row is not None else False
-            selected_claims.append(claim)
-        out = eligible.copy()
+            keep = np.zeros(n, dtype=bool)
+            if row is not None:
+                keep[row] = True
+            eligible &= keep  # fast path: provisioning was asked for on that node
+            b.selected.append(claim)
+        b.unbound_ok = eligible.copy()
         if not eligible.any():
-            return out
-        chosen: dict[str, np.ndarray] = {}
-        unmatched: list[tuple[PersistentVolumeClaim, np.ndarray]] = []
-        for pvc in sorted(to_find, key=claim_sort_key):
+            return
+        chosen: dict[str, np.ndarray] = {}  # volume name -> rows where an earlier claim took it
+        ordered = sorted(to_find, key=claim_sort_key)
+        for k, pvc in enumerate(ordered):
             volumes = claims.unbound_volumes_delay_binding.get(pvc_storage_class(pvc), [])
-            result = self._match_claim_batch(pvc, volumes, table, idx, eligible, chosen)
-            for pv_name, mask in result.items():
-                prev = chosen.get(pv_name)
-                chosen[pv_name] = mask if prev is None else (prev | mask)
-            matched = np.zeros(n, dtype=bool)
-            for mask in result.values():
-                matched |= mask
-            miss = eligible & ~matched
-            if miss.any():
-                unmatched.append((pvc, miss))
+            candidates, choice = self.match_claim_rows(pvc, volumes, table, eligible, chosen)
+            b.choices.append(ClaimChoice(pvc, candidates, choice))
+            if k + 1 < len(ordered):
+                valid = np.flatnonzero(choice >= 0)
+                if len(valid):
+                    js = choice[valid]
+                    order = np.argsort(js, kind="stable")
+                    js, valid = js[order], valid[order]
+                    bounds = np.flatnonzero(np.diff(js)) + 1
+                    for part_j, part_rows in zip(np.split(js, bounds), np.split(valid, bounds),
+                                                 strict=True):
+                        name = candidates[int(part_j[0])].name
+                        prev = chosen.get(name)
+                        chosen[name] = part_rows if prev is None else np.union1d(prev,
+                                                                                 part_rows)
         need = np.zeros(n, dtype=bool)
         ok = np.ones(n, dtype=bool)
-        for claim in selected_claims:
+        for claim in b.selected:
             need |= eligible
-            ok &= self._provision_mask(claim, table, idx)
-        for claim, miss in unmatched:
-            need |= miss
-            ok &= ~miss | self._provision_mask(claim, table, idx)
-        out[eligible & need & ~ok] = False
-        return out
+            ok &= self._provision_mask(claim, table)
+        for c in b.choices:
+            miss = eligible & (c.choice < 0)
+            if miss.any():
+                need |= miss
+                ok &= ~miss | self._provision_mask(c.pvc, table)
+        b.unbound_ok[eligible & need & ~ok] = False
 
-    def _provision_mask(self, claim: PersistentVolumeClaim, table: NodeTable,
-                        idx: np.ndarray) -> np.ndarray:
+    def _provision_mask(self, claim: PersistentVolumeClaim, table: NodeTable) -> np.ndarray:
         sc = self._provision_class(claim)
+        rows = np.arange(table.size)
         if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
-            return np.zeros(len(idx), dtype=bool)
-        return topology_mask(sc.allowed_topologies, table, idx)
+            return np.zeros(table.size, dtype=bool)
+        return topology_mask(sc.allowed_topologies, table, rows)
 
     @staticmethod
-    def _match_claim_batch(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume],
-                           table: NodeTable, idx: np.ndarray, eligible: np.ndarray,
-                           chosen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """``FindMatchingVolume`` on every eligible row: volume name -> rows it is chosen
-        for."""
+    def match_claim_rows(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume],
+                         table: NodeTable, eligible: np.ndarray,
+                         chosen: dict[str, np.ndarray]
+                         ) -> tuple[list[PersistentVolume], np.ndarray]:
+        """``FindMatchingVolume`` on every eligible table row: (``volumes``, each row's choice
+        as an index into them or -1). ``chosen``: the rows where an earlier claim of the pod
+        took a volume (excluded there). The checks of ``volume_pre_checks`` and
+        ``volume_unbound_checks``, inlined: this loop runs over every volume of the class."""
+        n = table.size
+        choice = np.full(n, -1, dtype=np.int64)
         undecided = eligible.copy()
-        picked: dict[str, np.ndarray] = {}
-
-        def take(pv: PersistentVolume, rows: np.ndarray) -> None:
-            prev = picked.get(pv.name)
-            picked[pv.name] = rows if prev is None else (prev | rows)
-
-        candidates = [pv for pv in volumes if volume_pre_checks(pvc, pv)]
-        # a volume pre-bound to the claim decides the rows where it is not excluded
-        for pv in candidates:
-            if not is_volume_bound_to_claim(pv, pvc):
+        spec = pvc.spec
+        req = spec.request or 0
+        mode = spec.volume_mode or FILESYSTEM
+        vac = spec.volume_attributes_class_name or ""
+        modes = spec.access_modes
+        name, ns, uid = pvc.metadata.name, pvc.metadata.namespace, pvc.metadata.uid
+        requested = pvc_storage_class(pvc)
+        selector = None
+        selector_done = False
+        prebound: list[int] = []
+        others: list[int] = []
+        for j, pv in enumerate(volumes):
+            ps = pv.spec
+            ref = ps.claim_ref
+            if ref is not None and (ref.name != name or ref.namespace != ns
+                                    or (ref.uid and ref.uid != uid)):
                 continue
-            excl = chosen.get(pv.name)
-            rows = undecided & ~excl if excl is not None else undecided.copy()
+            if (ps.capacity or 0) < req or (ps.volume_mode or FILESYSTEM) != mode:
+                continue
+            if pv.metadata.deletion_timestamp is not None:
+                continue
+            if (ps.volume_attributes_class_name or "") != vac:
+                continue
+            if ref is not None:  # pre-bound to this claim
+                prebound.append(j)
+                continue
+            if pv.status.phase != VOLUME_AVAILABLE:
+                continue
+            if not selector_done:
+                selector = _claim_selector(pvc)
+                selector_done = True
+            if selector is not None and not selector.matches(pv.metadata.labels):
+                continue
+            if pv_storage_class(pv) != requested:
+                continue
+            have = ps.access_modes
+            if not all(m in have for m in modes):
+                continue
+            others.append(j)
+        # a volume pre-bound to the claim decides the rows where it is not excluded
+        for j in prebound:
+            pv = volumes[j]
+            rows = undecided.copy()
+            excl = chosen.get(pv.metadata.name)
+            if excl is not None:
+                rows[excl] = False
             if not rows.any():
                 continue
-            fit = rows & pv_affinity_mask(pv.spec.node_affinity, table)[idx]
-            if fit.any():
-                take(pv, fit)
+            choice[rows & pv_affinity_mask(pv.spec.node_affinity, table)] = j
             undecided &= ~rows
-        if not undecided.any():
-            return picked
-        selector = _claim_selector(pvc)
-        requested = pvc_storage_class(pvc)
-        others = [pv for pv in candidates if not is_volume_bound_to_claim(pv, pvc)
-                  and volume_unbound_checks(pvc, pv, selector, requested)]
-        others.sort(key=lambda pv: pv.spec.capacity or 0)  # stable: the first of equals
-        for pv in others:
-            rows = undecided & pv_affinity_mask(pv.spec.node_affinity, table)[idx]
-            excl = chosen.get(pv.name)
+        if not others or not undecided.any():
+            return volumes, choice
+        others.sort(key=lambda j: volumes[j].spec.capacity or 0)  # stable: first of equals
+        big = len(others)
+        best = np.full(n, big, dtype=np.int64)  # position in ``others`` of each row's pick
+        parts: list[np.ndarray] = []
+        positions: list[int] = []
+        for pos, j in enumerate(others):
+            pv = volumes[j]
+            rows = pv_affinity_rows(pv.spec.node_affinity, table)
+            excl = chosen.get(pv.metadata.name) if chosen else None
+            if rows is None:  # no node affinity: every row
+                if excl is None:
+                    np.minimum(best, pos, out=best)
+                    break  # later volumes can only lose to this one
+                allowed = np.full(n, pos, dtype=np.int64)
+                allowed[excl] = big
+                np.minimum(best, allowed, out=best)
+                continue
             if excl is not None:
-                rows &= ~excl
-            if rows.any():
-                take(pv, rows)
-                undecided &= ~rows
-                if not undecided.any():
-                    break
-        return picked
+                rows = rows[~np.isin(rows, excl)]
+            if len(rows):
+                parts.append(rows)
+                positions.append(pos)
+        if parts:
+            r = np.concatenate(parts)
+            p = np.repeat(np.asarray(positions, dtype=np.int64), [len(x) for x in parts])
+            np.minimum.at(best, r, p)
+        pick = undecided & (best < big)
+        js = np.asarray(others, dtype=np.int64)
+        choice[pick] = js[best[pick]]
+        return volumes, choice
 
     # ------------------------------------------------------------------ Reserve / Unreserve
 
@@ -485,9 +590,19 @@ class VolumeBinder:
         finally:
             self._revert_pvs(bindings[done_b:])
             self._revert_pvcs(provisions[done_p:])
-        if not self.check_bindings(pod, bindings, provisions):
-            # upstream polls until bindTimeoutSeconds; the simulator's controllers act at once
-            raise StorageError("binding volumes: context deadline exceeded")
+        if self.check_bindings(pod, bindings, provisions):
+            return
+        # Upstream polls every second until bindTimeoutSeconds for the PV controller. The
+        # simulator's controllers act at once (so not done here means never); a backend whose
+        # controllers run elsewhere says so with ``wait_for_volume_binding`` (PreBind then runs
+        # off the scheduling loop, as upstream's binding cycle).
+        if getattr(backend, "wait_for_volume_binding", False):
+            deadline = time.monotonic() + self.bind_timeout
+            while time.monotonic() < deadline:
+                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+                if self.check_bindings(pod, bindings, provisions):
+                    return
+        raise StorageError("binding volumes: context deadline exceeded")
 
     def check_bindings(self, pod: Pod, bindings: list[BindingInfo],
                        provisions: list[PersistentVolumeClaim]) -> bool:

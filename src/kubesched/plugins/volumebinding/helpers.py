@@ -64,10 +64,6 @@ def pv_not_found(name: str) -> NotFoundError:
     return NotFoundError("persistentvolume", name)
 
 
-def storage_class_not_found(name: str) -> NotFoundError:
-    return NotFoundError("storageclass.storage.k8s.io", name)
-
-
 def go_quote(s: str) -> str:
     """Go's ``%q`` for the names that appear in messages."""
     out = ['"']
@@ -119,10 +115,6 @@ def pod_claim_name(pod: Pod, vol: Volume) -> tuple[str, bool] | None:
     if is_ephemeral(vol):
         return ephemeral_claim_name(pod, vol), True
     return None
-
-
-def pod_has_claims(pod: Pod) -> bool:
-    return any(pod_claim_name(pod, v) is not None for v in pod.spec.volumes)
 
 
 # ---------------------------------------------------------------- claims and volumes
@@ -238,19 +230,22 @@ def find_matching_volume(pvc: PersistentVolumeClaim, volumes: list[PersistentVol
             continue
         if not volume_pre_checks(pvc, pv):
             continue
-        affinity_ok = True
-        if node_labels is not None:
-            affinity_ok = pv_affinity_matches(pv.spec.node_affinity, node_labels)
+        # (node affinity, the costliest check, is evaluated only where it decides)
         if is_volume_bound_to_claim(pv, pvc):
-            return pv if affinity_ok else None
+            if node_labels is not None and not pv_affinity_matches(pv.spec.node_affinity,
+                                                                   node_labels):
+                return None
+            return pv
         if node_labels is None and delay_binding:
             continue
         if not volume_unbound_checks(pvc, pv, selector, requested_class):
             continue
-        if not affinity_ok:
+        if smallest is not None and (smallest.spec.capacity or 0) <= (pv.spec.capacity or 0):
             continue
-        if smallest is None or (smallest.spec.capacity or 0) > (pv.spec.capacity or 0):
-            smallest = pv
+        if node_labels is not None and not pv_affinity_matches(pv.spec.node_affinity,
+                                                               node_labels):
+            continue
+        smallest = pv
     return smallest
 
 
@@ -305,6 +300,29 @@ def pv_affinity_mask(terms: tuple[NodeSelectorTerm, ...] | None, table: NodeTabl
     return out
 
 
+_ROWS: OrderedDict[tuple, tuple[tuple[NodeSelectorTerm, ...], np.ndarray]] = OrderedDict()
+
+
+def pv_affinity_rows(terms: tuple[NodeSelectorTerm, ...] | None, table: NodeTable
+                     ) -> np.ndarray | None:
+    """The table rows :func:`pv_affinity_mask` accepts, or None when the volume has no node
+    affinity (every row). Cached like the masks; do not modify."""
+    if terms is None:
+        return None
+    # keyed by identity (hashing the terms costs more than the lookup); the entry keeps the
+    # terms alive, so the id cannot be reused while it is cached
+    key = (id(terms), table.table_id, table.node_version)
+    hit = _ROWS.get(key)
+    if hit is not None and hit[0] is terms:
+        return hit[1]
+    rows = np.flatnonzero(pv_affinity_mask(terms, table))
+    rows.setflags(write=False)
+    _ROWS[key] = (terms, rows)
+    if len(_ROWS) > _MAX_MASKS:
+        _ROWS.popitem(last=False)
+    return rows
+
+
 def match_topology_selector_terms(terms: tuple[TopologySelectorTerm, ...],
                                   labels: Mapping[str, str]) -> bool:
     """``v1helper.MatchTopologySelectorTerms``: no terms match everything; a term ANDs its
@@ -348,7 +366,3 @@ def topology_mask(terms: tuple[TopologySelectorTerm, ...], table: NodeTable,
 
 def claim_sort_key(pvc: PersistentVolumeClaim) -> object:
     return pvc.spec.request or 0
-
-
-def same_class_volumes(index: StorageIndex, class_name: str) -> list[PersistentVolume]:
-    return index.pvs_by_class.get(class_name, [])

@@ -99,7 +99,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         self.binder = VolumeBinder(
             objects=lambda: h.objects if h is not None else None,
             backend=lambda: h.backend if h is not None else None,
-            node=lambda name: _node_of(h, name))
+            node=lambda name: _node_of(h, name),
+            bind_timeout=float(self.bind_timeout_seconds))
 
     # ------------------------------------------------------------------ queueing
 
@@ -286,6 +287,18 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             if pv is None:
                 raise StorageError(f"no pod volumes found for node {go_quote(node_name)}")
             return pv
+        batch = s.claims.batch
+        snap = self.handle.snapshot if self.handle is not None else None
+        if batch is not None and snap is not None:
+            table = snap.table
+            row = table.index.get(node_name)
+            if (row is not None and batch.table_key == (id(table), table.table_id,
+                                                        table.node_version)
+                    and batch.bound_ok[row] and batch.unbound_ok[row]
+                    and batch.bound_found[row]):
+                pv = batch.pod_volumes(row)
+                s.pod_volumes_by_node[node_name] = pv
+                return pv
         node = _node_of(self.handle, node_name)
         if node is None:
             raise StorageError(f"no pod volumes found for node {go_quote(node_name)}")
