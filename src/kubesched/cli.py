@@ -177,42 +177,57 @@ def _print_explain(out: dict) -> None:
         con.print(f"selected (top score): {', '.join(out['selected'])}")
     if out["message"]:
         con.print(out["message"], markup=False)
+    if "preemption" in out:
+        pre = out["preemption"]
+        if pre is None:
+            con.print("preemption: would not help")
+        else:
+            victims = ", ".join(pre["victims"]) or "none"
+            con.print(f"preemption: would nominate {pre['node']}, evicting {victims}",
+                      markup=False)
 
 
 @main.command()
 @click.argument("workload", nargs=-1)
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the results as JSON.")
-@click.option("--quick", is_flag=True, help="500-node sizes only.")
+              help="Write the results as JSON ('-': stdout).")
+@click.option("--quick", is_flag=True, help="The 500-node sizes only.")
+@click.option("--list", "list_only", is_flag=True, help="List the workloads and exit.")
+@click.option("--profile", "profile_dir", type=click.Path(file_okay=False),
+              help="Write a cProfile of each measured phase into this directory.")
 @click.option("--write-scenario", "scenario_path", type=click.Path(dir_okay=False),
               help="Instead of running, write a scheduler_perf-shaped scenario file.")
+@click.option("--shape", type=click.Choice(["basic", "node-affinity", "spread", "anti-affinity",
+                                            "affinity", "preferred-affinity"]),
+              default="basic", show_default=True, help="With --write-scenario: the pods.")
 @click.option("--nodes", default=1000, show_default=True, help="With --write-scenario.")
+@click.option("--zones", default=3, show_default=True, help="With --write-scenario.")
 @click.option("--running", default=0, show_default=True, help="With --write-scenario.")
 @click.option("--pending", default=10000, show_default=True, help="With --write-scenario.")
 @click.option("--percentage", type=click.IntRange(0, 100),
               help="With --write-scenario: percentageOfNodesToScore.")
-def bench(workload: tuple[str, ...], results_path: str | None, quick: bool,
-          scenario_path: str | None, nodes: int, running: int, pending: int,
-          percentage: int | None) -> None:
-    """scheduler_perf-shaped workloads, in-process on the simulator."""
-    from kubesched.bench.runner import WORKLOADS, run_workloads, write_scenario
-
+def bench(workload: tuple[str, ...], results_path: str | None, quick: bool, list_only: bool,
+          profile_dir: str | None, scenario_path: str | None, shape: str, nodes: int,
+          zones: int, running: int, pending: int, percentage: int | None) -> None:
+    """scheduler_perf's workloads (WORKLOAD: a name or a family such as SchedulingBasic),
+    in-process on the simulator; or, with --write-scenario, a scenario file for simulate."""
     if scenario_path:
-        write_scenario(scenario_path, nodes, running, pending, percentage)
-        return
+        from kubesched.bench.scenarios import write_scenario
 
-    names = list(workload) or [w for w in WORKLOADS if (not quick or w.endswith("/500Nodes"))]
-    unknown = [n for n in names if n not in WORKLOADS]
-    if unknown:
-        _fail_input(InputError(f"unknown workload(s) {', '.join(unknown)}; known: "
-                               f"{', '.join(WORKLOADS)}"))
-    results = run_workloads(names, echo=click.echo)
-    if results_path:
-        text = json.dumps(results, indent=1)
-        if results_path == "-":
-            click.echo(text)
-        else:
-            Path(results_path).write_text(text + "\n")
+        write_scenario(scenario_path, nodes, running, pending, percentage, shape=shape,
+                       zones=zones)
+        return
+    from kubesched.bench.report import run_bench
+
+    sys.exit(run_bench(workload, quick=quick, results_path=results_path,
+                       profile_dir=profile_dir, list_only=list_only))
+
+
+# `kubesched run` and `kubesched snapshot` (a live cluster): backends/kube/commands.py
+from kubesched.backends.kube.commands import run_command, snapshot_command  # noqa: E402
+
+main.add_command(run_command)
+main.add_command(snapshot_command)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,446 @@
+"""The Backend the scheduler core writes through on a real cluster.
+
+* ``bind`` — the ``pods/binding`` subresource, called from the (asynchronous) binding cycle.
+  A definite refusal (409 already bound, 404 gone, other 4xx) raises ``BindError`` and the
+  core forgets the assumed pod and requeues it. An error that leaves the outcome unknown (no
+  answer, a cut connection, a timeout, a 5xx) or a 429 is retried with backoff — always to
+  the same node, never another; a retry answered 409 looks at the pod: bound there, by the
+  attempt whose answer never came, is success. Retries stop at a definite answer; at the
+  shutdown deadline; or once the server has kept answering without a definite answer for
+  longer than its own request timeout (``UNKNOWN_SETTLE``) — then the pod itself says
+  whether the binding landed.
+* ``update_pod_status`` — a strategic-merge patch of ``pods/status`` (PodScheduled
+  condition, ``nominatedNodeName``), only when something changes, as upstream's updatePod.
+* ``record_event`` — events.k8s.io/v1 Events (``Scheduled``, ``FailedScheduling``,
+  ``Preempted``); repeats of the same event become a series, as client-go's recorder does.
+* ``delete_pod`` — preemption victims: a ``DisruptionTarget`` condition, a ``Preempted``
+  event, then the delete (UID precondition).
+
+Status patches, events and deletes are queued to writer threads (ordered per pod,
+retried on transient errors) so the scheduling cycle never waits on the network.
+``dry_run``: nothing is written at all; bindings are logged and counted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import queue
+import random
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.api.types import Pod, PodCondition
+from kubesched.backends.base import BindError
+from kubesched.backends.kube.client import ApiError, KubeClient
+from kubesched.backends.kube.resources import EVENTS, PODS
+
+log = logging.getLogger("kubesched.kube.backend")
+
+EVENT_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling",
+                 "Preempted": "Preempting"}
+SERIES_WINDOW = 6 * 60.0      # an isomorphic event within this joins the series
+SERIES_REFRESH = 60.0         # how often grown series counts are written
+NOTE_LIMIT = 1024
+BIND_RETRY_CAP = 2.0          # seconds between binding retries, at most (from 0.1 doubling)
+# After this long with answers but no definite one, a lost write of ours can no longer land
+# (kube-apiserver's own request timeout is 60 s): the pod is read, and if it is not bound
+# there the binding fails (forget, requeue) instead of being retried for ever.
+UNKNOWN_SETTLE = 60.0
+
+
+def micro_time(t: float | None = None) -> str:
+    """metav1.MicroTime: RFC3339 with microseconds."""
+    d = dt.datetime.fromtimestamp(time.time() if t is None else t, dt.UTC)
+    return d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def rfc3339(t: float | None = None) -> str:
+    d = dt.datetime.fromtimestamp(time.time() if t is None else t, dt.UTC)
+    return d.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Writer:
+    """Worker threads for API writes; the tasks of one key (a pod) run in order on one
+    worker. A task that fails with a retryable error is retried with backoff (up to
+    ``attempts``); others are logged and dropped."""
+
+    def __init__(self, workers: int = 4, attempts: int = 5) -> None:
+        self.attempts = attempts
+        self._queues: list[queue.Queue[Any]] = [queue.Queue() for _ in range(workers)]
+        self._threads = [threading.Thread(target=self._work, args=(q,), daemon=True,
+                                          name=f"writer-{i}")
+                         for i, q in enumerate(self._queues)]
+        self._closing = threading.Event()
+        self._abandon = threading.Event()
+        self.done = 0
+        self.failed = 0
+        for t in self._threads:
+            t.start()
+
+    def submit(self, key: str, what: str, fn: Callable[[], None]) -> None:
+        if self._closing.is_set() and self._abandon.is_set():
+            return
+        self._queues[hash(key) % len(self._queues)].put((what, fn))
+
+    def pending(self) -> int:
+        return sum(q.qsize() for q in self._queues)
+
+    def _work(self, q: queue.Queue[Any]) -> None:
+        while True:
+            item = q.get()
+            if item is None:
+                return
+            what, fn = item
+            if self._abandon.is_set():
+                continue
+            delay = 0.2
+            for attempt in range(1, self.attempts + 1):
+                try:
+                    fn()
+                    self.done += 1
+                    break
+                except ApiError as e:
+                    if e.status == 404:
+                        log.debug("%s: gone (%s)", what, e)
+                        break
+                    if not e.retryable or attempt == self.attempts or self._abandon.is_set():
+                        self.failed += 1
+                        log.warning("%s failed: %s", what, e)
+                        break
+                    self._abandon.wait(e.retry_after or delay * (1 + random.random()))
+                    delay = min(delay * 2, 5.0)
+                except Exception:
+                    self.failed += 1
+                    log.exception("%s failed", what)
+                    break
+
+    def close(self, timeout: float) -> int:
+        """Finish queued writes within ``timeout``; returns how many were left undone."""
+        self._closing.set()
+        for q in self._queues:
+            q.put(None)
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        left = self.pending()
+        if any(t.is_alive() for t in self._threads):
+            self._abandon.set()
+        return left
+
+
+@dataclass
+class _Series:
+    name: str
+    namespace: str
+    count: int
+    first: float
+    last: float
+    written: int
+
+
+class EventRecorder:
+    """events.k8s.io/v1 Events, as client-go's events recorder writes them: the first one
+    created, an isomorphic one within 6 minutes turns it into a series (count 2, written at
+    once), later counts written every ``SERIES_REFRESH`` seconds."""
+
+    def __init__(self, client: KubeClient, writer: Writer, host: str | None = None) -> None:
+        self.client = client
+        self.writer = writer
+        self.host = host or socket.gethostname()
+        self._series: dict[tuple, _Series] = {}
+        self._lock = threading.Lock()
+        self.sent: Counter[str] = Counter()
+
+    def emit(self, regarding: dict[str, Any], controller: str, event_type: str, reason: str,
+             note: str, *, action: str | None = None, related: dict[str, Any] | None = None
+             ) -> None:
+        action = action or EVENT_ACTIONS.get(reason, reason)
+        note = note if len(note) <= NOTE_LIMIT else note[: NOTE_LIMIT - 4] + " ..."
+        ns = regarding.get("namespace") or "default"
+        key = (regarding.get("uid"), regarding.get("name"), ns, event_type, reason, action,
+               note, controller)
+        now = time.time()
+        with self._lock:
+            s = self._series.get(key)
+            if s is not None and now - s.last < SERIES_WINDOW:
+                s.count += 1
+                s.last = now
+                if s.count == 2:
+                    self._write_series(s)
+                return
+            name = f"{regarding.get('name', 'unknown')}.{time.time_ns():x}"
+            self._series[key] = _Series(name, ns, 1, now, now, 1)
+        body = {
+            "apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": ns},
+            "eventTime": micro_time(now),
+            "reportingController": controller,
+            "reportingInstance": f"{controller}-{self.host}",
+            "action": action, "reason": reason, "regarding": regarding,
+            "note": note, "type": event_type,
+        }
+        if related:
+            body["related"] = related
+        self.sent[reason] += 1
+        self.writer.submit(str(regarding.get("uid") or name), f"event {reason} {name}",
+                           lambda: self.client.request("POST", EVENTS.path(ns), body=body))
+
+    def _write_series(self, s: _Series) -> None:
+        s.written = s.count
+        patch = {"series": {"count": s.count, "lastObservedTime": micro_time(s.last)}}
+        self.writer.submit(s.name, f"event series {s.name}", lambda: self.client.request(
+            "PATCH", EVENTS.path(s.namespace, s.name), body=patch,
+            content_type="application/merge-patch+json"))
+
+    def refresh(self) -> None:
+        """Write grown series counts (called every ``SERIES_REFRESH`` seconds and at the
+        end); forget series not seen for 6 minutes."""
+        now = time.time()
+        with self._lock:
+            for key, s in list(self._series.items()):
+                if s.count > s.written:
+                    self._write_series(s)
+                if now - s.last >= SERIES_WINDOW:
+                    del self._series[key]
+
+
+def pod_ref(pod: Pod) -> dict[str, Any]:
+    ref = {"apiVersion": "v1", "kind": "Pod", "namespace": pod.namespace, "name": pod.name,
+           "uid": pod.uid}
+    if pod.metadata.resource_version:
+        ref["resourceVersion"] = pod.metadata.resource_version
+    return ref
+
+
+class KubeBackend:
+    """The scheduler core's Backend on a live API server (see the module doc)."""
+
+    def __init__(self, client: KubeClient, *, dry_run: bool = False,
+                 writer: Writer | None = None, events: EventRecorder | None = None,
+                 bind_timeout: float | None = None, metrics: Any = None) -> None:
+        self.client = client
+        self.dry_run = dry_run
+        self.writer = writer or Writer()
+        self.events = events or EventRecorder(client, self.writer)
+        self.bind_timeout = bind_timeout
+        self.metrics = metrics
+        # set when retries must stop (the shutdown deadline passed)
+        self.give_up = threading.Event()
+        self.decisions: Counter[str] = Counter()
+        self.bound = 0
+        self.bind_retries = 0
+        self.unknown_outcomes: list[str] = []
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ bind
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        if self.dry_run:
+            with self._lock:
+                self.decisions["bind"] += 1
+            if self.metrics is not None:
+                self.metrics.dry_run_decisions.labels("bind").inc()
+            log.info('dry-run: would bind pod %s to node %s', pod.key, node_name,
+                     extra={"kv": {"pod": pod.key, "node": node_name, "dryRun": True}})
+            return
+        path = PODS.path(pod.namespace, pod.name, "binding")
+        body = {"apiVersion": "v1", "kind": "Binding",
+                "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        unknown_since: float | None = None  # when an attempt first left the outcome unknown
+        delay = 0.1
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                self.client.request("POST", path, body=body, timeout=self.bind_timeout)
+                self._count_bound()
+                return
+            except ApiError as e:
+                if e.status == 409:
+                    if unknown_since is not None and self._where(pod) == node_name:
+                        log.info("pod %s: an earlier binding to %s whose answer never came "
+                                 "had been applied", pod.key, node_name,
+                                 extra={"kv": {"pod": pod.key, "node": node_name}})
+                        self._count_bound()
+                        return
+                    raise BindError(e.message, conflict=True) from None
+                if not e.retryable:
+                    raise BindError(e.message) from None
+                if e.outcome_unknown and unknown_since is None:
+                    unknown_since = time.monotonic()
+                settled = (unknown_since is not None and e.status != 0
+                           and time.monotonic() - unknown_since > UNKNOWN_SETTLE)
+                if self.give_up.is_set() or settled:
+                    # past the API server's own request timeout (or at shutdown): what the
+                    # pod says is the outcome, when it can be read
+                    where = self._where(pod) if unknown_since is not None else ""
+                    if where == node_name:
+                        self._count_bound()
+                        return
+                    if where is None:
+                        with self._lock:
+                            self.unknown_outcomes.append(pod.key)
+                    why = "giving up at shutdown" if self.give_up.is_set() else "giving up"
+                    raise BindError(f"binding {pod.key} to {node_name}: {why} after "
+                                    f"{attempt} attempts: {e.message}") from None
+                wait = e.retry_after or delay * (1 + random.random() * 0.5)
+                delay = min(delay * 2, BIND_RETRY_CAP)
+                with self._lock:
+                    self.bind_retries += 1
+                if self.metrics is not None:
+                    self.metrics.bind_retries.inc()
+                log.warning("binding pod %s to node %s: %s; retrying in %.2fs (same node)",
+                            pod.key, node_name, e, wait,
+                            extra={"kv": {"pod": pod.key, "node": node_name,
+                                          "attempt": attempt}})
+                self.give_up.wait(wait)
+
+    def _count_bound(self) -> None:
+        with self._lock:
+            self.bound += 1
+
+    def _where(self, pod: Pod) -> str | None:
+        """The node the pod is bound to ("" when unbound or gone), None when unreadable."""
+        try:
+            cur = self.client.request("GET", PODS.path(pod.namespace, pod.name))
+        except ApiError as e:
+            return "" if e.status == 404 else None
+        if (cur.get("metadata") or {}).get("uid") != pod.uid:
+            return ""
+        return (cur.get("spec") or {}).get("nodeName") or ""
+
+    # ------------------------------------------------------------------ status, events
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None,
+                          nominated_node_name: str | None) -> None:
+        if self.dry_run:
+            return
+        status: dict[str, Any] = {}
+        if condition is not None:
+            cur = next((c for c in pod.status.conditions if c.type == condition.type), None)
+            if cur is None or (cur.status, cur.reason, cur.message) != (
+                    condition.status, condition.reason, condition.message):
+                c: dict[str, Any] = {"type": condition.type, "status": condition.status,
+                                     "reason": condition.reason or None,
+                                     "message": condition.message or None,
+                                     "lastProbeTime": None}
+                if cur is None or cur.status != condition.status:
+                    c["lastTransitionTime"] = rfc3339()
+                status["conditions"] = [c]
+        if (nominated_node_name is not None
+                and nominated_node_name != pod.status.nominated_node_name):
+            status["nominatedNodeName"] = nominated_node_name or None
+        if not status:
+            return
+        patch = {"status": status}
+        if "conditions" in status:
+            patch["status"]["$setElementOrder/conditions"] = [
+                {"type": c.type} for c in pod.status.conditions
+                if c.type != condition.type] + [{"type": condition.type}]  # type: ignore[union-attr]
+        path = PODS.path(pod.namespace, pod.name, "status")
+        self.writer.submit(pod.uid, f"status patch of pod {pod.key}", lambda: self.client.request(
+            "PATCH", path, body=patch, content_type="application/strategic-merge-patch+json"))
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        if self.dry_run:
+            with self._lock:
+                self.decisions[f"event:{reason}"] += 1
+            if reason == "FailedScheduling" and self.metrics is not None:
+                self.metrics.dry_run_decisions.labels("unschedulable").inc()
+            log.info("dry-run: %s %s: %s", reason, pod.key, message,
+                     extra={"kv": {"pod": pod.key, "reason": reason, "dryRun": True}})
+            return
+        self.events.emit(pod_ref(pod), pod.spec.scheduler_name, event_type, reason, message)
+
+    def delete_pod(self, pod: Pod, reason: str) -> None:
+        if self.metrics is not None:
+            self.metrics.victim_deleted()
+        if self.dry_run:
+            with self._lock:
+                self.decisions["preempt"] += 1
+            log.info("dry-run: would preempt pod %s: %s", pod.key, reason,
+                     extra={"kv": {"pod": pod.key, "dryRun": True}})
+            return
+        controller = pod.spec.scheduler_name
+        note = reason[:1].upper() + reason[1:] if reason else "Preempted"
+        self.events.emit(pod_ref(pod), controller, "Normal", "Preempted", note)
+        cond = {"type": "DisruptionTarget", "status": "True",
+                "reason": "PreemptionByScheduler",
+                "message": f"{controller}: preempting to accommodate a higher priority pod",
+                "lastTransitionTime": rfc3339()}
+        status_path = PODS.path(pod.namespace, pod.name, "status")
+        path = PODS.path(pod.namespace, pod.name)
+        body = {"apiVersion": "v1", "kind": "DeleteOptions",
+                "preconditions": {"uid": pod.uid}}
+
+        def run() -> None:
+            try:
+                self.client.request("PATCH", status_path, body={"status": {
+                    "conditions": [cond]}},
+                    content_type="application/strategic-merge-patch+json")
+            except ApiError as e:
+                if e.status == 404:
+                    return
+                log.warning("pod %s: DisruptionTarget condition: %s", pod.key, e)
+            self.client.request("DELETE", path, body=body)
+
+        self.writer.submit(pod.uid, f"preemption of pod {pod.key}", run)
+
+    # VolumeBinding's PreBind (upstream's PersistentVolumes().Update and
+    # PersistentVolumeClaims().Update): the fields it changes are written onto the stored
+    # object, with the resourceVersion the plugin read (a stale one is a 409).
+
+    def update_persistent_volume(self, pv: Any) -> Any:
+        def change(raw: dict[str, Any]) -> None:
+            ref = pv.spec.claim_ref
+            spec = raw.setdefault("spec", {})
+            if ref is None:
+                spec.pop("claimRef", None)
+            else:
+                spec["claimRef"] = {k: v for k, v in (
+                    ("kind", ref.kind), ("apiVersion", ref.api_version),
+                    ("namespace", ref.namespace), ("name", ref.name), ("uid", ref.uid),
+                    ("resourceVersion", ref.resource_version)) if v}
+        return self._update_storage("PersistentVolume", "", pv, change)
+
+    def update_persistent_volume_claim(self, pvc: Any) -> Any:
+        return self._update_storage("PersistentVolumeClaim", pvc.metadata.namespace, pvc,
+                                    lambda raw: None)
+
+    def _update_storage(self, kind: str, namespace: str, obj: Any,
+                        change: Callable[[dict[str, Any]], None]) -> Any:
+        from kubesched.backends.kube.resources import BY_KIND
+
+        spec = BY_KIND[kind]
+        path = spec.path(namespace or None, obj.metadata.name)
+        raw = self.client.request("GET", path)
+        md = raw.setdefault("metadata", {})
+        md["resourceVersion"] = obj.metadata.resource_version
+        md["annotations"] = dict(obj.metadata.annotations) or None
+        md["labels"] = dict(obj.metadata.labels) or None
+        md.pop("managedFields", None)
+        change(raw)
+        try:
+            new = self.client.request("PUT", path, body=raw)
+        except ApiError as e:
+            raise BindError(e.message, conflict=e.status == 409) from None
+        return spec.decode(new)
+
+    def record_raw_event(self, raw: dict[str, Any], controller: str, event_type: str,
+                         reason: str, note: str) -> None:
+        """An event about an object that could not be decoded (its raw metadata)."""
+        if self.dry_run:
+            return
+        md = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+        ref = {"apiVersion": str(raw.get("apiVersion") or "v1"),
+               "kind": str(raw.get("kind") or "Pod"),
+               "namespace": str(md.get("namespace") or "default"),
+               "name": str(md.get("name") or ""), "uid": str(md.get("uid") or "")}
+        self.events.emit(ref, controller, event_type, reason, note)

@@ -1,0 +1,184 @@
+"""``kubesched bench``: progress while the workloads run, then a table (and JSON)."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from kubesched.bench.workloads import WORKLOADS, Workload, select
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict[str, Any]:
+    import os
+
+    return {"cpu_model": cpu_model(), "cpus": os.cpu_count(),
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def _fmt(v: float | None, spec: str = ".0f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def verdict_text(r: dict[str, Any]) -> str:
+    if r["status"] != "ok":
+        return r["status"] if len(r["status"]) < 60 else r["status"][:57] + "..."
+    parts = []
+    if r["threshold"]:
+        parts.append(f"{r['verdict']} {r['threshold']:g}")
+    if r["target"]:
+        parts.append(f"target {r['target']:g} {'met' if r['target_met'] else 'NOT met'}")
+    if r["throughput_source"] == "overall" and r["pods_per_second"] is not None:
+        parts.append("no 1-s samples: overall rate")
+    return "; ".join(parts)
+
+
+def result_line(r: dict[str, Any]) -> str:
+    if r["status"] != "ok" and not r["scheduled"]:
+        return f"{r['workload']}: {r['status']}"
+    v = verdict_text(r)
+    return (f"{r['workload']}: {r['scheduled']}/{r['measured_pods']} pods in {r['seconds']} s, "
+            f"{_fmt(r['pods_per_second'])} pods/s (p50 {_fmt(r['throughput_p50'])}, "
+            f"p99 {_fmt(r['throughput_p99'])}), attempt p50/p99 "
+            f"{_fmt(r['attempt_latency_ms_p50'], '.2f')}/"
+            f"{_fmt(r['attempt_latency_ms_p99'], '.2f')} ms, peak RSS {r['peak_rss_mib']} MiB"
+            + (f"  [{v}]" if v else ""))
+
+
+def results_table(results: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    t = Table(title="scheduler_perf workloads (pods/s: average of 1-s samples, as upstream)")
+    for col, just in (("workload", "left"), ("nodes", "right"), ("init+measured", "right"),
+                      ("pods/s", "right"), ("p50", "right"), ("p99", "right"),
+                      ("threshold", "right"), ("attempt ms p50/p99", "right"),
+                      ("RSS MiB", "right"), ("verdict", "left")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in results:
+        verdict = verdict_text(r)
+        style = ""
+        if r["status"] != "ok":
+            style = "yellow"
+        elif r["verdict"] == "below" or r["target_met"] is False:
+            style = "red"
+        t.add_row(r["workload"], str(r["nodes"]), f"{r['init_pods']}+{r['measured_pods']}",
+                  _fmt(r["pods_per_second"]), _fmt(r["throughput_p50"]),
+                  _fmt(r["throughput_p99"]),
+                  "-" if not r["threshold"] else f"{r['threshold']:g}",
+                  f"{_fmt(r['attempt_latency_ms_p50'], '.2f')}/"
+                  f"{_fmt(r['attempt_latency_ms_p99'], '.2f')}",
+                  _fmt(r["peak_rss_mib"], ".0f"), verdict, style=style)
+    return t
+
+
+def list_workloads() -> Any:
+    from rich.table import Table
+
+    t = Table(title="workloads (--quick: the 500-node ones)")
+    for col in ("workload", "nodes", "init", "measured", "churn", "threshold", "notes"):
+        t.add_column(col)
+    for w in WORKLOADS.values():
+        notes = []
+        if not w.upstream:
+            notes.append("size defined here")
+        if w.needs_preemption:
+            notes.append("needs DefaultPreemption")
+        if w.percentage_of_nodes_to_score is not None:
+            notes.append(f"percentageOfNodesToScore {w.percentage_of_nodes_to_score}")
+        if w.target:
+            notes.append(f"issue-5 target {w.target:g}")
+        churn = "-" if w.churn is None else (
+            f"{w.churn.mode} {'+'.join(w.churn.templates)} every {w.churn.interval_ms} ms")
+        t.add_row(w.name, str(w.nodes), str(w.init_pods), str(w.measured_pods), churn,
+                  f"{w.threshold:g}" if w.threshold else "-", ", ".join(notes))
+    return t
+
+
+def _console(stderr: bool = False) -> Any:
+    """A rich console; wide when not a terminal, so tables in logs do not wrap."""
+    from rich.console import Console
+
+    con = Console(stderr=stderr)
+    if not con.is_terminal:
+        con = Console(stderr=stderr, width=220)
+    return con
+
+
+def run_bench(names: tuple[str, ...], *, quick: bool, results_path: str | None,
+              profile_dir: str | None, list_only: bool = False) -> int:
+    """The ``kubesched bench`` command; returns the exit status."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from kubesched.bench.runner import run_workloads
+
+    out = _console(stderr=results_path == "-")
+    if list_only:
+        out.print(list_workloads())
+        return 0
+    try:
+        workloads = select(list(names), quick)
+    except KeyError as e:
+        err = _console(stderr=True)
+        err.print(f"error: unknown workload(s) {e.args[0]}; see kubesched bench --list",
+                  markup=False)
+        return 2
+    err = _console(stderr=True)
+    err.print(f"{len(workloads)} workload(s) on {cpu_model()} ({machine()['cpus']} CPUs)",
+              markup=False)
+    started = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err,
+                  transient=True, disable=not err.is_terminal) as bar:
+        overall = bar.add_task("workloads", total=len(workloads), rate="")
+        tasks: dict[str, Any] = {}
+
+        def report(w: Workload, phase: str, done: int, total: int, rate: float | None) -> None:
+            key = w.name
+            if key not in tasks:
+                tasks[key] = bar.add_task(w.name, total=total, rate="")
+            tid = tasks[key]
+            desc = f"{w.name} [{phase}]"
+            r = "" if rate is None else f"{rate:.0f} pods/s"
+            bar.update(tid, description=desc, completed=done, total=total, rate=r)
+
+        def finished(r: dict[str, Any]) -> None:
+            tid = tasks.pop(r["workload"], None)
+            if tid is not None:
+                bar.remove_task(tid)
+            bar.advance(overall)
+            err.print(result_line(r), markup=False, highlight=False)
+
+        results = run_workloads(workloads, report, profile_dir=profile_dir, done=finished)
+    total_seconds = time.perf_counter() - started
+    out.print(results_table(results))
+    out.print(f"total {total_seconds:.0f} s wall", markup=False)
+    if results_path:
+        doc = {"machine": machine(), "total_seconds": round(total_seconds, 1),
+               "quick": quick, "results": results}
+        text = json.dumps(doc, indent=1)
+        if results_path == "-":
+            sys.stdout.write(text + "\n")
+        else:
+            Path(results_path).write_text(text + "\n")
+    failed = [r for r in results if r["status"].startswith(("error", "timeout"))]
+    return 1 if failed else 0

@@ -1,0 +1,392 @@
+"""scheduler_perf's workloads and templates (``test/integration/scheduler_perf``), as data.
+
+Every template is the upstream YAML as a dict: nodes of ``templates/node-default.yaml`` (4 CPU,
+32 Gi, 110 pods, Ready) with the ``kubernetes.io/hostname`` label the node preparer adds and,
+where the workload has a ``labelNodePrepareStrategy``, ``topology.kubernetes.io/zone`` values
+given round-robin over the nodes in order; pods of ``templates/pod-*.yaml``. Namespaces follow
+scheduler_perf: a ``createPods`` op without a namespace uses ``namespace-<op index>``; the
+affinity workloads create ``sched-0`` (init pods) and ``sched-1`` (measured pods), which their
+templates' affinity terms name.
+
+Sizes are the upstream workloads that carry a CI threshold (reference §8), plus the
+``500Nodes`` sizes (``--quick``) and ``PreemptionBasic/1000Nodes``. Where upstream has no
+500-node size (SchedulingWithMixedChurn, PreemptionBasic) one is defined here; such workloads
+have ``upstream=False``. ``1000Nodes`` sizes of every family (``extra``: only run when named)
+show how throughput grows with the number of nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+ZONE_LABEL = "topology.kubernetes.io/zone"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+PAUSE = "registry.k8s.io/pause:3.10.1"
+
+# ---------------------------------------------------------------------------- templates
+
+
+def node_default(i: int, zone: str | None = None) -> dict[str, Any]:
+    """``templates/node-default.yaml`` as the node preparer creates it (hostname label)."""
+    name = f"scheduler-perf-{i:05d}"
+    labels = {HOSTNAME_LABEL: name}
+    if zone is not None:
+        labels[ZONE_LABEL] = zone
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "spec": {},
+            "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+                       "conditions": [{"status": "True", "type": "Ready"}],
+                       "phase": "Running"}}
+
+
+def churn_node(i: int) -> dict[str, Any]:
+    """``templates/churn/node-default.yaml``: a Ready node with room for no pod. The churn op
+    creates it directly (no node preparer), so it has no labels."""
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"node-churn-{i:05d}"},
+            "status": {"capacity": {"pods": "0"},
+                       "conditions": [{"status": "True", "type": "Ready"}],
+                       "phase": "Running"}}
+
+
+def churn_service(i: int, namespace: str) -> dict[str, Any]:
+    """``templates/churn/service-default.yaml``."""
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": f"service-churn-{i:05d}", "namespace": namespace},
+            "spec": {"selector": {"app": "foo"},
+                     "ports": [{"protocol": "TCP", "port": 8080, "targetPort": 8080}]}}
+
+
+def _resources(cpu: str, memory: str = "500Mi", *, limits: bool = True) -> dict[str, Any]:
+    req = {"cpu": cpu, "memory": memory}
+    return {"requests": req, "limits": dict(req)} if limits else {"requests": req}
+
+
+def _pod(name: str, namespace: str, *, labels: dict[str, str] | None = None,
+         cpu: str = "100m", limits: bool = True, image: str = PAUSE,
+         extra_spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = dict(labels)
+    spec: dict[str, Any] = dict(extra_spec or {})
+    spec["containers"] = [{"image": image, "name": "pause", "ports": [{"containerPort": 80}],
+                           "resources": _resources(cpu, limits=limits)}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def _term(color: str, topology_key: str) -> dict[str, Any]:
+    return {"labelSelector": {"matchLabels": {"color": color}},
+            "topologyKey": topology_key, "namespaces": ["sched-1", "sched-0"]}
+
+
+def pod_default(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-default.yaml``: 100m / 500Mi, requests = limits, containerPort 80."""
+    return _pod(name, namespace)
+
+
+def pod_with_node_affinity(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-node-affinity.yaml``: required zone In [zone1, zone2]."""
+    aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": ZONE_LABEL, "operator": "In", "values": ["zone1", "zone2"]}]}]}}}
+    return _pod(name, namespace, extra_spec={"affinity": aff})
+
+
+def pod_with_pod_affinity(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-pod-affinity.yaml``: color blue, required affinity to color blue
+    on the zone."""
+    aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _term("blue", ZONE_LABEL)]}}
+    return _pod(name, namespace, labels={"color": "blue"}, extra_spec={"affinity": aff})
+
+
+def pod_with_pod_anti_affinity(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-pod-anti-affinity.yaml``: color green, required anti-affinity to
+    color green on the hostname."""
+    aff = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _term("green", HOSTNAME_LABEL)]}}
+    return _pod(name, namespace, labels={"color": "green"}, extra_spec={"affinity": aff})
+
+
+def pod_with_preferred_pod_affinity(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-preferred-pod-affinity.yaml``: color red, preferred (weight 1)
+    affinity to color red on the hostname."""
+    aff = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"podAffinityTerm": _term("red", HOSTNAME_LABEL), "weight": 1}]}}
+    return _pod(name, namespace, labels={"color": "red"}, extra_spec={"affinity": aff})
+
+
+def pod_with_preferred_pod_anti_affinity(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-preferred-pod-anti-affinity.yaml``: color yellow, preferred
+    (weight 1) anti-affinity to color yellow on the hostname."""
+    aff = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"podAffinityTerm": _term("yellow", HOSTNAME_LABEL), "weight": 1}]}}
+    return _pod(name, namespace, labels={"color": "yellow"}, extra_spec={"affinity": aff})
+
+
+def _spread(when: str) -> dict[str, Any]:
+    return {"topologySpreadConstraints": [{
+        "maxSkew": 5, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": when,
+        "labelSelector": {"matchLabels": {"color": "blue"}}}]}
+
+
+def pod_with_topology_spreading(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-topology-spreading.yaml``: color blue, maxSkew 5 on the zone,
+    DoNotSchedule."""
+    return _pod(name, namespace, labels={"color": "blue"},
+                extra_spec=_spread("DoNotSchedule"))
+
+
+def pod_with_preferred_topology_spreading(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-with-preferred-topology-spreading.yaml``: as above, ScheduleAnyway."""
+    return _pod(name, namespace, labels={"color": "blue"},
+                extra_spec=_spread("ScheduleAnyway"))
+
+
+def pod_low_priority(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-low-priority.yaml``: 900m / 500Mi, no priority (0), grace period 0."""
+    return _pod(name, namespace, cpu="900m",
+                extra_spec={"terminationGracePeriodSeconds": 0})
+
+
+def pod_high_priority(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-high-priority.yaml``: priority 10, 3000m / 500Mi."""
+    return _pod(name, namespace, cpu="3000m", extra_spec={"priority": 10})
+
+
+def pod_high_priority_large_cpu(name: str, namespace: str) -> dict[str, Any]:
+    """``templates/pod-high-priority-large-cpu.yaml``: priority 10, cpu 9 (requests only):
+    fits no 4-CPU node, even after preempting everything."""
+    return _pod(name, namespace, cpu="9", limits=False, extra_spec={"priority": 10})
+
+
+PodTemplate = Callable[[str, str], dict[str, Any]]
+
+#: template name → (generateName prefix, builder)
+POD_TEMPLATES: dict[str, tuple[str, PodTemplate]] = {
+    "pod-default": ("pod-", pod_default),
+    "pod-with-node-affinity": ("node-affinity-", pod_with_node_affinity),
+    "pod-with-pod-affinity": ("affinity-pod-", pod_with_pod_affinity),
+    "pod-with-pod-anti-affinity": ("anti-affinity-pod-", pod_with_pod_anti_affinity),
+    "pod-with-preferred-pod-affinity": ("preferred-affinity-pod-",
+                                        pod_with_preferred_pod_affinity),
+    "pod-with-preferred-pod-anti-affinity": ("preferred-anti-affinity-pod-",
+                                             pod_with_preferred_pod_anti_affinity),
+    "pod-with-topology-spreading": ("spreading-pod-", pod_with_topology_spreading),
+    "pod-with-preferred-topology-spreading": ("spreading-pod-",
+                                              pod_with_preferred_topology_spreading),
+    "pod-low-priority": ("pod-", pod_low_priority),
+    "pod-high-priority": ("pod-", pod_high_priority),
+    "pod-high-priority-large-cpu": ("pod-h-", pod_high_priority_large_cpu),
+}
+
+#: churn templates that are not pods
+CHURN_NODE = "churn/node-default"
+CHURN_SERVICE = "churn/service-default"
+
+
+def make_pod(template: str, index: int, namespace: str) -> dict[str, Any]:
+    """The ``index``-th pod of ``template`` in ``namespace`` (generateName + a number)."""
+    prefix, build = POD_TEMPLATES[template]
+    return build(f"{prefix}{index:05d}", namespace)
+
+
+# ---------------------------------------------------------------------------- workloads
+
+
+@dataclass(frozen=True)
+class PodOp:
+    """A ``createPods`` op."""
+
+    template: str
+    count: int
+    namespace: str
+
+
+@dataclass(frozen=True)
+class ChurnOp:
+    """A ``churn`` op: every ``interval_ms`` of wall time, ``create`` makes one object of each
+    template; ``recreate`` alternately creates and deletes them (``number`` = 1)."""
+
+    mode: str  # "create" | "recreate"
+    templates: tuple[str, ...]
+    interval_ms: int
+    namespace: str
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    nodes: int
+    init: tuple[PodOp, ...]
+    measured: PodOp
+    zones: tuple[str, ...] = ()  # labelNodePrepareStrategy values for the zone label
+    churn: ChurnOp | None = None
+    threshold: float = 0.0  # upstream's CI threshold (0: none)
+    target: float = 0.0  # issue 5's own bar beyond the threshold (0: none)
+    percentage_of_nodes_to_score: int | None = None  # None: the default configuration's
+    needs_preemption: bool = False  # meaningless without DefaultPreemption
+    upstream: bool = True  # False: a size defined here, not in scheduler_perf's configs
+    extra: bool = False  # left out of a full run; runs when named (or its family is)
+
+    @property
+    def init_pods(self) -> int:
+        return sum(op.count for op in self.init)
+
+    @property
+    def measured_pods(self) -> int:
+        return self.measured.count
+
+    @property
+    def quick(self) -> bool:
+        return self.nodes <= 500
+
+    @property
+    def namespaces(self) -> list[str]:
+        out = [op.namespace for op in self.init] + [self.measured.namespace]
+        if self.churn is not None:
+            out.append(self.churn.namespace)
+        return sorted(set(out))
+
+    def zone_of(self, i: int) -> str | None:
+        return self.zones[i % len(self.zones)] if self.zones else None
+
+
+NS1, NS2, NS3 = "namespace-1", "namespace-2", "namespace-3"
+MOONS = ("moon-1", "moon-2", "moon-3")
+
+
+def _simple(name: str, nodes: int, init: int, measured: int, template: str, *,
+            init_template: str | None = None, zones: tuple[str, ...] = (),
+            sched_ns: bool = False, **kw: Any) -> Workload:
+    """init pods then measured pods (namespace-1 / namespace-2, or sched-0 / sched-1)."""
+    ns_init, ns_meas = ("sched-0", "sched-1") if sched_ns else (NS1, NS2)
+    ops = (PodOp(init_template or template, init, ns_init),) if init else ()
+    return Workload(name, nodes, ops, PodOp(template, measured, ns_meas), zones=zones, **kw)
+
+
+def _preemption_async(name: str, nodes: int, init: int, measured: int, **kw: Any) -> Workload:
+    return Workload(name, nodes, (PodOp("pod-low-priority", init, NS1),),
+                    PodOp("pod-default", measured, NS3),
+                    churn=ChurnOp("create", ("pod-high-priority",), 200, NS2),
+                    needs_preemption=True, **kw)
+
+
+def _unschedulable(name: str, nodes: int, init: int, measured: int, **kw: Any) -> Workload:
+    return Workload(name, nodes, (PodOp("pod-default", init, NS1),),
+                    PodOp("pod-default", measured, NS3),
+                    churn=ChurnOp("create", ("pod-high-priority-large-cpu",), 200, NS2),
+                    needs_preemption=True, **kw)
+
+
+def _mixed_churn(name: str, nodes: int, measured: int, **kw: Any) -> Workload:
+    return Workload(name, nodes, (), PodOp("pod-default", measured, NS2),
+                    churn=ChurnOp("recreate", (CHURN_NODE, "pod-high-priority-large-cpu",
+                                               CHURN_SERVICE), 1000, NS1), **kw)
+
+
+def _preemption_basic(name: str, nodes: int, init: int, measured: int, **kw: Any) -> Workload:
+    return Workload(name, nodes, (PodOp("pod-low-priority", init, NS1),),
+                    PodOp("pod-high-priority", measured, NS2), needs_preemption=True, **kw)
+
+
+def _scaling_sizes(ws: list[Workload]) -> list[Workload]:
+    """1000-node sizes of the 500-node workloads (pods doubled), for the 500 → 1000 → 5000
+    scaling picture; upstream has a 1000-node size only for SchedulingWithMixedChurn (1000
+    measured pods) and PreemptionBasic, which are defined directly."""
+    have = {w.name.split("/", 1)[0] for w in ws if w.nodes == 1000}
+    out = []
+    for w in ws:
+        family = w.name.split("/", 1)[0]
+        if w.nodes != 500 or family in have:
+            continue
+        init = tuple(PodOp(op.template, op.count * 2, op.namespace) for op in w.init)
+        measured = PodOp(w.measured.template, w.measured.count * 2, w.measured.namespace)
+        name = f"{family}/1000Nodes"
+        if family == "Unschedulable":
+            name = f"{family}/1000Nodes/{init[0].count}Init/{measured.count // 1000}kPods"
+        out.append(Workload(name, 1000, init, measured, zones=w.zones, churn=w.churn,
+                            needs_preemption=w.needs_preemption, upstream=False, extra=True))
+    return out
+
+
+def _all() -> list[Workload]:
+    w: list[Workload] = []
+    for nodes, init, measured, thr, suffix in ((500, 500, 1000, 0, "500Nodes"),
+                                               (5000, 1000, 10000, 680, "5000Nodes_10000Pods")):
+        w.append(_simple(f"SchedulingBasic/{suffix}", nodes, init, measured, "pod-default",
+                         threshold=thr, target=2000 if thr else 0))
+    w.append(_simple("SchedulingBasic/5000Nodes_10000Pods_PercentageOfNodesToScore100", 5000,
+                     1000, 10000, "pod-default", target=1000, percentage_of_nodes_to_score=100,
+                     upstream=False))
+    for nodes, init, measured, thr, suffix in ((500, 500, 1000, 0, "500Nodes"),
+                                               (5000, 5000, 10000, 220, "5000Nodes_10000Pods")):
+        w.append(_simple(f"SchedulingNodeAffinity/{suffix}", nodes, init, measured,
+                         "pod-with-node-affinity", zones=("zone1",), threshold=thr))
+    for kind, template, thr in (("TopologySpreading", "pod-with-topology-spreading", 460),
+                                ("PreferredTopologySpreading",
+                                 "pod-with-preferred-topology-spreading", 340)):
+        w.append(_simple(f"{kind}/500Nodes", 500, 1000, 1000, template,
+                         init_template="pod-default", zones=MOONS))
+        w.append(_simple(f"{kind}/5000Nodes_5000Pods", 5000, 5000, 5000, template,
+                         init_template="pod-default", zones=MOONS, threshold=thr))
+    w.append(_simple("SchedulingPodAntiAffinity/500Nodes", 500, 100, 400,
+                     "pod-with-pod-anti-affinity", sched_ns=True))
+    w.append(_simple("SchedulingPodAntiAffinity/5000Nodes_2000Pods", 5000, 1000, 2000,
+                     "pod-with-pod-anti-affinity", sched_ns=True, threshold=60))
+    for kind, template, thr, zones in (
+            ("SchedulingPodAffinity", "pod-with-pod-affinity", 35, ("zone1",)),
+            ("SchedulingPreferredPodAffinity", "pod-with-preferred-pod-affinity", 90, ()),
+            ("SchedulingPreferredPodAntiAffinity", "pod-with-preferred-pod-anti-affinity", 90,
+             ())):
+        w.append(_simple(f"{kind}/500Nodes", 500, 500, 1000, template, sched_ns=True,
+                         zones=zones))
+        w.append(_simple(f"{kind}/5000Nodes_5000Pods", 5000, 5000, 5000, template,
+                         sched_ns=True, zones=zones, threshold=thr))
+    # upstream has 10 and 1000 nodes only; 5000 pods so that the 1-s churn ticks a few times
+    w.append(_mixed_churn("SchedulingWithMixedChurn/500Nodes", 500, 5000, upstream=False))
+    w.append(_mixed_churn("SchedulingWithMixedChurn/1000Nodes", 1000, 1000, extra=True))
+    w.append(_mixed_churn("SchedulingWithMixedChurn/5000Nodes_10000Pods", 5000, 10000,
+                          threshold=710))
+    w.append(_preemption_async("PreemptionAsync/500Nodes", 500, 2000, 500))
+    w.append(_preemption_async("PreemptionAsync/5000Nodes", 5000, 20000, 5000, threshold=570))
+    w.append(_unschedulable("Unschedulable/500Nodes/10Init/1kPods", 500, 10, 1000))
+    w.append(_unschedulable("Unschedulable/5kNodes/100Init/10kPods", 5000, 100, 10000,
+                            threshold=590))
+    w.append(_preemption_basic("PreemptionBasic/500Nodes", 500, 2000, 500, upstream=False))
+    w.append(_preemption_basic("PreemptionBasic/1000Nodes", 1000, 4000, 1000))
+    w.extend(_scaling_sizes(w))
+    families: dict[str, int] = {}
+    for x in w:
+        families.setdefault(x.name.split("/", 1)[0], len(families))
+    return sorted(w, key=lambda x: (families[x.name.split("/", 1)[0]], x.nodes))
+
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in _all()}
+
+
+def select(names: list[str] | tuple[str, ...], quick: bool = False) -> list[Workload]:
+    """Workloads by name (exact, or a family such as ``SchedulingBasic``: all its sizes,
+    1000-node ones included); none given: all but the extra 1000-node sizes (``quick``: the
+    500-node sizes). Raises KeyError naming the unknown ones."""
+    if not names:
+        return [w for w in WORKLOADS.values() if (w.quick or not quick) and not w.extra]
+    out: list[Workload] = []
+    unknown = []
+    for n in names:
+        if n in WORKLOADS:
+            hits = [WORKLOADS[n]]
+        else:
+            hits = [w for w in WORKLOADS.values() if w.name.split("/", 1)[0] == n]
+            if quick:
+                hits = [w for w in hits if w.quick]
+        if not hits:
+            unknown.append(n)
+        out.extend(h for h in hits if h not in out)
+    if unknown:
+        raise KeyError(", ".join(unknown))
+    return out
