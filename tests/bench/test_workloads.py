@@ -183,7 +183,7 @@ def test_select():
                                       "SchedulingBasic/5000Nodes_10000Pods"}
     assert [w.name for w in select(["SchedulingBasic"], quick=True)] == [
         "SchedulingBasic/500Nodes"]
-    assert [w.nodes for w in basic] == [500, 1000, 5000, 5000]  # a family: all its sizes
+    assert [w.nodes for w in basic] == [500, 1000, 5000, 5000, 5000]  # a family: all sizes
     with pytest.raises(KeyError):
         select(["NoSuchWorkload"])
 

@@ -32,6 +32,9 @@ class NodeTable:
         self.non_zero_cpu = np.zeros(n, dtype=np.int64)
         self.non_zero_memory = np.zeros(n, dtype=np.int64)
         self.pod_count = np.zeros(n, dtype=np.int64)
+        # The NodeInfo generation each row's pod columns were last refreshed at: rows with
+        # pod_generation > g are the nodes whose pods changed since generation g.
+        self.pod_generation = np.zeros(n, dtype=np.int64)
         self.allowed_pods = np.zeros(n, dtype=np.int64)
         self.unschedulable = np.zeros(n, dtype=bool)
         # Nodes share few distinct taint lists: plugins evaluate each list once.
@@ -105,6 +108,7 @@ class NodeTable:
         self.non_zero_cpu[i] = ni.non_zero_cpu
         self.non_zero_memory[i] = ni.non_zero_memory
         self.pod_count[i] = len(ni.pods)
+        self.pod_generation[i] = ni.generation
 
     # ------------------------------------------------------------------ labels
 
