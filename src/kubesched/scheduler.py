@@ -468,7 +468,7 @@ class Scheduler:
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
                          feasible: np.ndarray) -> ScoreOutcome:
         snap = self.snapshot
-        nodes = NodeList([snap.node_infos[int(i)] for i in feasible], feasible)
+        nodes = NodeList(None, feasible, source=snap.node_infos)
         if not fwk.has_score():
             ones = np.ones(len(feasible), dtype=np.int64)
             return ScoreOutcome([], np.zeros((0, len(feasible)), dtype=np.int64),

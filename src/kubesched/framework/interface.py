@@ -79,14 +79,32 @@ class BatchStatus:
         return Status(code, self.reasons[int(self.reason_ids[i])], plugin)
 
 
-class NodeList(list):
-    """Feasible nodes handed to PreScore: NodeInfos plus their rows in the node table."""
+class NodeList(Sequence[NodeInfo]):
+    """Feasible nodes handed to PreScore: their rows in the node table (``idx``) and, built
+    only when a plugin reads them, the NodeInfos (batch plugins use ``idx`` alone)."""
 
-    idx: np.ndarray
+    __slots__ = ("_items", "_source", "idx")
 
-    def __init__(self, items: Sequence[NodeInfo], idx: np.ndarray) -> None:
-        super().__init__(items)
+    def __init__(self, items: Sequence[NodeInfo] | None, idx: np.ndarray,
+                 source: Sequence[NodeInfo] | None = None) -> None:
         self.idx = idx
+        self._items = list(items) if items is not None else None
+        self._source = source  # with items None: the NodeInfos the rows index
+
+    def _list(self) -> list[NodeInfo]:
+        if self._items is None:
+            src = self._source or ()
+            self._items = [src[i] for i in self.idx.tolist()]
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._items) if self._items is not None else len(self.idx)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._list()[i]
+
+    def __iter__(self):
+        return iter(self._list())
 
 
 # ---------------------------------------------------------------- extension points

@@ -68,6 +68,9 @@ def balanced_resource_scorer_np(requested: np.ndarray, allocatable: np.ndarray) 
     """``balanced_resource_scorer`` for many nodes ([resources, nodes] int64 inputs)."""
     r, n = requested.shape
     present = allocatable != 0
+    if r == 2 and present.all():  # the usual cpu + memory: |f0 − f1| / 2, as below
+        f = np.minimum(requested / allocatable, 1.0)
+        return np.trunc((1 - np.abs((f[0] - f[1]) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
     safe = np.where(present, allocatable, 1).astype(np.float64)
     frac = np.minimum(requested.astype(np.float64) / safe, 1.0)
     frac = np.where(present, frac, 0.0)
