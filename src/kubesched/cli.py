@@ -97,6 +97,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
 def _print_summary(result) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     con = Console()
     n = len(result.records)
@@ -105,13 +106,13 @@ def _print_summary(result) -> None:
               f"[bold]{n - result.scheduled}[/] pending "
               f"({result.wall_seconds:.2f} s wall, {result.virtual_seconds:g} s virtual, "
               f"{rate:.0f} pods/s)")
-    reasons = Counter(r.message or "never attempted" for r in result.pending)
+    reasons = Counter(r.pending_reason() for r in result.pending)
     if reasons:
         t = Table(title="Pending pods by reason", show_lines=False)
         t.add_column("pods", justify="right")
         t.add_column("reason")
         for msg, c in reasons.most_common():
-            t.add_row(str(c), msg)
+            t.add_row(str(c), Text(msg))  # reasons hold brackets: not rich markup
         con.print(t)
     nodes = result.nodes
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
@@ -119,7 +120,7 @@ def _print_summary(result) -> None:
         t.add_column(col, justify="left" if col == "node" else "right")
     shown = nodes if len(nodes) <= 20 else nodes[:20]
     for row in shown:
-        t.add_row(row["node"], str(row["pods"]),
+        t.add_row(Text(row["node"]), str(row["pods"]),
                   _pct(row["cpu_requested"], row["cpu_allocatable"]),
                   _pct(row["memory_requested"], row["memory_allocatable"]))
     if len(nodes) > 20:
@@ -159,6 +160,7 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
 def _print_explain(out: dict) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     con = Console()
     t = Table(title=f"{out['pod']}")
@@ -169,9 +171,10 @@ def _print_explain(out: dict) -> None:
         if row["feasible"]:
             detail = ", ".join(f"{k} {v}" for k, v in row["scores"].items())
             mark = " *" if row["node"] in out["selected"] else ""
-            t.add_row(row["node"], f"total {row['total']}{mark}", detail)
+            t.add_row(Text(row["node"]), f"total {row['total']}{mark}", detail)
         else:
-            t.add_row(row["node"], "filtered", f"{row['plugin']}: {', '.join(row['reasons'])}")
+            t.add_row(row["node"], "filtered",
+                      Text(f"{row['plugin']}: {', '.join(row['reasons'])}"))
     con.print(t)
     if out["selected"]:
         con.print(f"selected (top score): {', '.join(out['selected'])}")

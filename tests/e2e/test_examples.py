@@ -26,6 +26,7 @@ def test_quickstart_runs_with_no_argument():
     res = CliRunner().invoke(main, ["simulate"])
     assert res.exit_code == 0, res.output
     assert "4 of 6 pods scheduled" in res.output
+    assert "waiting for scheduling gates: [example.com/approval]" in res.output
 
 
 def test_quickstart_placements():

@@ -49,6 +49,14 @@ class PodRecord:
     time: float = 0.0
     attempts: int = 0
     message: str | None = None
+    gates: tuple[str, ...] = ()  # a pod never attempted because it is still gated
+
+    def pending_reason(self) -> str:
+        if self.message:
+            return self.message
+        if self.gates:
+            return f"waiting for scheduling gates: [{' '.join(self.gates)}]"
+        return "never attempted"
 
     def as_json(self) -> dict:
         return {"pod": self.key, "node": self.node, "time": self.time,
@@ -317,6 +325,10 @@ class SimCluster:
         self.load()
         self.run_until_idle(progress)
         wall = time.perf_counter() - start
+        for uid, rec in self.records.items():
+            pod = self.pods.get(uid)
+            if rec.node is None and pod is not None:
+                rec.gates = pod.spec.scheduling_gates
         return SimResult(list(self.records.values()), self.utilisation(), wall,
                          self.clock.now(), dict(self.event_counts))
 
