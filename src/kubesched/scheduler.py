@@ -428,22 +428,24 @@ class Scheduler:
             out = fwk.filter_batch(state, pod, snap, sub)
             codes = out.codes
             overrides: dict[int, Status] = {}
+            need = to_find - n_found
+            ok = codes == 0
+            cut = _cut(ok, need)
             if nominated:
-                # nodes with nominated pods get upstream's two passes, per node
-                codes = codes.copy()
+                # Nodes with nominated pods get upstream's two passes, per node, but only
+                # those the scan reaches: the second pass is the batch verdict, so a node can
+                # only drop out, which moves the cut further on (and may reach more of them).
                 for k in np.flatnonzero(np.isin(sub, list(nominated))).tolist():
+                    if k >= cut:
+                        break
                     st = fwk.run_filter_with_nominated(state, pod, snap.node_infos[int(sub[k])])
                     if st.code == Code.ERROR:
                         raise PluginError(st.message())
-                    codes[k] = st.code
                     if not st.is_success():
                         overrides[k] = st
-            ok = codes == 0
-            need = to_find - n_found
-            cum = np.cumsum(ok)
-            cut = len(sub)
-            if len(cum) and cum[-1] >= need:
-                cut = int(np.searchsorted(cum, need)) + 1
+                        if ok[k]:
+                            ok[k] = False
+                            cut = _cut(ok, need)
             for k in np.flatnonzero(~ok[:cut]).tolist():
                 st = overrides.get(k) or out.status_at(k, fwk.filter_names)
                 diagnosis.node_to_status.set(names[int(sub[k])], st)
@@ -488,6 +490,14 @@ STORAGE_EVENT_RESOURCES = {
     "StorageClass": ev.Resource.STORAGE_CLASS,
     "CSINode": ev.Resource.CSI_NODE,
 }
+
+
+def _cut(ok: np.ndarray, need: int) -> int:
+    """How far a sequential scan over ``ok`` goes before it has ``need`` feasible nodes."""
+    cum = np.cumsum(ok)
+    if len(cum) and cum[-1] >= need:
+        return int(np.searchsorted(cum, need)) + 1
+    return len(ok)
 
 
 class NoNodesAvailable(Exception):
