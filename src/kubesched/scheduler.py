@@ -27,7 +27,7 @@ from kubesched.framework import events as ev
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.interface import NodeList, Plugin, PluginError
-from kubesched.framework.runtime import Framework, ScoreOutcome
+from kubesched.framework.runtime import FilterOutcome, Framework, ScoreOutcome
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
@@ -416,7 +416,6 @@ class Scheduler:
         """Nodes of ``order`` that pass every filter, stopping after ``to_find``; failures
         of the nodes passed on the way are recorded, as a sequential upstream scan would."""
         snap = self.snapshot
-        names = snap.table.names
         nominated = self._nominated_rows(pod)
         batch_all = all(hasattr(p, "filter_batch") for p in fwk.filter
                         if p.name not in state.skip_filter)
@@ -446,16 +445,33 @@ class Scheduler:
                         if ok[k]:
                             ok[k] = False
                             cut = _cut(ok, need)
-            for k in np.flatnonzero(~ok[:cut]).tolist():
-                st = overrides.get(k) or out.status_at(k, fwk.filter_names)
-                diagnosis.node_to_status.set(names[int(sub[k])], st)
-                diagnosis.add_plugin_status(st)
+            self._record_failures(diagnosis, out, fwk.filter_names, sub, ok, cut, overrides)
             hit = sub[:cut][ok[:cut]]
             found.append(hit)
             n_found += len(hit)
             if n_found >= to_find:
                 break
         return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+    def _record_failures(self, diagnosis: Diagnosis, out: FilterOutcome, plugin_names: list[str],
+                         sub: np.ndarray, ok: np.ndarray, cut: int,
+                         overrides: dict[int, Status]) -> None:
+        """Record the nodes the scan rejected before ``cut``: in bulk from the batch verdicts,
+        one by one where the two passes for nominated pods decided."""
+        failed = np.flatnonzero(~ok[:cut])
+        if overrides:
+            failed = failed[~np.isin(failed, list(overrides))]
+            for k, st in overrides.items():
+                if k < cut:
+                    diagnosis.node_to_status.set(self.snapshot.table.names[int(sub[k])], st)
+                    diagnosis.add_plugin_status(st)
+        if not len(failed):
+            return
+        names = self.snapshot.table.names
+        chunk = out.failed_nodes(failed, [names[i] for i in sub[failed].tolist()], plugin_names)
+        diagnosis.node_to_status.add_failed(chunk)
+        for pid, code in set(zip(chunk.plugin.tolist(), chunk.codes.tolist(), strict=True)):
+            diagnosis.add_plugin_status(Status(Code(code), (), plugin_names[pid]))
 
     def _nominated_rows(self, pod: Pod) -> set[int]:
         """Rows of nodes that have nominated pods of at least ``pod``'s priority."""

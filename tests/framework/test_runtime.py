@@ -126,7 +126,9 @@ def test_first_failing_filter_decides_and_loop_form_matches_batch():
     fwk = framework(["RejectOdd", "RejectAll"], [("ByDigit", 1)])
     snap = snapshot(4)
     out = fwk.filter_batch(CycleState(), POD, snap, np.arange(4))
-    statuses = [out.status_at(i, fwk.filter_names) for i in range(4)]
+    failed = out.failed_nodes(np.arange(4), [ni.name for ni in snap.node_infos],
+                              fwk.filter_names)
+    statuses = [failed.status(i) for i in range(4)]
     assert [(s.plugin, s.reasons) for s in statuses] == [
         ("RejectAll", ("nope",)), ("RejectOdd", ("odd",)),
         ("RejectAll", ("nope",)), ("RejectOdd", ("odd",))]

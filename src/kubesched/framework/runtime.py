@@ -42,7 +42,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeToStatus, QueuedPodInfo
+from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +59,11 @@ class FilterOutcome:
     reason_ids: np.ndarray
     reasons: list[tuple[str, ...]]
 
-    def status_at(self, i: int, plugin_names: list[str]) -> Status:
-        code = int(self.codes[i])
-        if code == 0:
-            return Status()
-        return Status(Code(code), self.reasons[int(self.reason_ids[i])],
-                      plugin_names[int(self.plugin[i])])
+    def failed_nodes(self, positions: np.ndarray, names: list[str],
+                     plugin_names: list[str]) -> FailedNodes:
+        """The rejected candidates at ``positions`` (their node ``names``), in bulk."""
+        return FailedNodes(names, self.codes[positions], self.plugin[positions],
+                           self.reason_ids[positions], self.reasons, plugin_names)
 
 
 @dataclass(slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from kubesched.api.types import Pod
 from kubesched.framework.status import Code, Status
 
@@ -32,12 +34,45 @@ class QueuedPodInfo:
 
 
 @dataclass(slots=True)
-class NodeToStatus:
-    """Statuses of the nodes a cycle evaluated; nodes not listed share ``absent``."""
+class FailedNodes:
+    """Filter failures of many nodes as the batch filter found them: parallel arrays, turned
+    into Status objects only when someone asks for one node's status."""
 
-    statuses: dict[str, Status] = field(default_factory=dict)
-    absent: Status = field(
-        default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    names: list[str]  # node names, aligned with the arrays
+    codes: np.ndarray
+    plugin: np.ndarray  # index into plugin_names
+    reason_ids: np.ndarray  # index into reasons
+    reasons: list[tuple[str, ...]]
+    plugin_names: list[str]
+
+    def status(self, k: int) -> Status:
+        return Status(Code(int(self.codes[k])), self.reasons[int(self.reason_ids[k])],
+                      self.plugin_names[int(self.plugin[k])])
+
+
+class NodeToStatus:
+    """Statuses of the nodes a cycle evaluated; nodes not listed share ``absent``.
+
+    A cycle that rejects thousands of nodes records them in bulk (``add_failed``); they become
+    per-node Status objects only when read one by one (``statuses``, ``get``)."""
+
+    __slots__ = ("_bulk", "_explicit", "absent")
+
+    def __init__(self, statuses: dict[str, Status] | None = None,
+                 absent: Status | None = None) -> None:
+        self._explicit: dict[str, Status] = dict(statuses or {})
+        self._bulk: list[FailedNodes] = []
+        self.absent = absent if absent is not None else Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        if self._bulk:
+            for chunk in self._bulk:
+                for k, name in enumerate(chunk.names):
+                    self._explicit[name] = chunk.status(k)
+            self._bulk.clear()
+        return self._explicit
 
     def get(self, name: str) -> Status:
         return self.statuses.get(name, self.absent)
@@ -45,8 +80,28 @@ class NodeToStatus:
     def set(self, name: str, status: Status) -> None:
         self.statuses[name] = status
 
+    def add_failed(self, chunk: FailedNodes) -> None:
+        if len(chunk.names):
+            self._bulk.append(chunk)
+
     def __len__(self) -> int:
-        return len(self.statuses)
+        if self._explicit and self._bulk:  # a node may be in both: count it once
+            return len(self.statuses)
+        return len(self._explicit) + sum(len(c.names) for c in self._bulk)
+
+    def reason_counts(self) -> Counter[str]:
+        """How many listed nodes give each reason (a node may give several)."""
+        counts: Counter[str] = Counter()
+        if self._explicit and self._bulk:
+            self.statuses  # noqa: B018 - materialize: a node may be in both
+        for st in self._explicit.values():
+            counts.update(st.reasons)
+        for chunk in self._bulk:
+            ids, n = np.unique(chunk.reason_ids, return_counts=True)
+            for rid, c in zip(ids.tolist(), n.tolist(), strict=True):
+                for r in chunk.reasons[rid]:
+                    counts[r] += c
+        return counts
 
     def nodes_with_code(self, code: Code, all_names: list[str]) -> list[str]:
         return [n for n in all_names if self.get(n).code == code]
@@ -86,10 +141,8 @@ def fit_error_message(num_all_nodes: int, d: Diagnosis) -> str:
     if d.pre_filter_msg:
         msg += f" {d.pre_filter_msg}."
     else:
-        counts: Counter[str] = Counter()
         n2s = d.node_to_status
-        for st in n2s.statuses.values():
-            counts.update(st.reasons)
+        counts = n2s.reason_counts()
         if len(n2s) < num_all_nodes:
             for r in n2s.absent.reasons:
                 counts[r] += num_all_nodes - len(n2s)
