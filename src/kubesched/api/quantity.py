@@ -12,6 +12,7 @@ or "." as 0). Conversions round as Go does: ``Value()`` and ``MilliValue()`` rou
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -96,4 +97,11 @@ def milli_value(q: Fraction | str | int | float) -> int:
 
 def resource_value(name: str, q: Fraction | str | int | float) -> int:
     """The scheduler's integer for resource ``name``: milli-cores for cpu, units otherwise."""
+    if isinstance(q, str):  # scenarios repeat a few quantity strings thousands of times
+        return _resource_value_of_str(name == CPU, q)
     return milli_value(q) if name == CPU else int_value(q)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resource_value_of_str(milli: bool, q: str) -> int:
+    return milli_value(q) if milli else int_value(q)
