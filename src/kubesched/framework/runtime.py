@@ -59,6 +59,12 @@ class FilterOutcome:
     reason_ids: np.ndarray
     reasons: list[tuple[str, ...]]
 
+    def status_at(self, i: int, plugin_names: list[str]) -> Status:
+        """One candidate's status (success, or its rejecting plugin's)."""
+        if int(self.codes[i]) == 0:
+            return Status()
+        return self.failed_nodes(np.array([i]), [""], plugin_names).status(0)
+
     def failed_nodes(self, positions: np.ndarray, names: list[str],
                      plugin_names: list[str]) -> FailedNodes:
         """The rejected candidates at ``positions`` (their node ``names``), in bulk."""

@@ -9,7 +9,7 @@ only for non-empty selectors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,8 @@ from kubesched.api.selectors import (
 )
 from kubesched.api.types import HOSTNAME_LABEL, Node, Pod, TopologySpreadConstraint
 from kubesched.framework.node_table import NodeTable
+from kubesched.framework.pod_counts import PodCountCache
+from kubesched.framework.snapshot import Snapshot
 from kubesched.plugins.helper import find_matching_untolerated_taint
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
@@ -162,24 +164,49 @@ def count_by_selector(pods: Iterable[Pod], matchers: Sequence[Matcher | None],
 POD_COUNTS_KEY = "PodTopologySpreadPodCounts"
 
 
+def selector_key(sel: Selector) -> tuple:
+    """Selectors with equal keys match the same label sets (requirements are ANDed)."""
+    return (sel.nothing, frozenset(sel.requirements))
+
+
+def _single_counter(match: Matcher, ns: str) -> Callable[[Sequence[Pod]], int]:
+    def count(pods: Sequence[Pod]) -> int:
+        n = 0
+        for p in pods:
+            m = p.metadata
+            if m.namespace == ns and m.deletion_timestamp is None and match(m.labels):
+                n += 1
+        return n
+    return count
+
+
 class PodCounts:
     """Matching-pod counts per node-table row and selector for one scheduling cycle (one pod,
     one snapshot), shared by PreFilter, PreScore and Score through the cycle state, so each
     node's pods are read once however many phases and constraints need them. Counts are of
-    the snapshot's pods (AddPod / RemovePod adjust PreFilter's domain counts, not these)."""
+    the snapshot's pods (AddPod / RemovePod adjust PreFilter's domain counts, not these).
 
-    __slots__ = ("_arrays", "_matchers", "node_infos", "ns", "size")
+    With a ``PodCountCache`` (the plugin's, kept across cycles) and ``node_infos`` being the
+    snapshot's own, the counts come from that cache: only the nodes whose pods changed since
+    the last cycle are recounted. Otherwise the rows asked for are counted directly."""
 
-    def __init__(self, node_infos: Sequence[Any], ns: str) -> None:
+    __slots__ = ("_arrays", "_matchers", "cache", "node_infos", "ns", "size", "snapshot")
+
+    def __init__(self, node_infos: Sequence[Any], ns: str, snapshot: Snapshot | None = None,
+                 cache: PodCountCache | None = None) -> None:
         self.node_infos = node_infos
         self.size = len(node_infos)
         self.ns = ns
+        usable = (cache is not None and snapshot is not None
+                  and node_infos is snapshot.node_infos and snapshot.table.size == self.size)
+        self.snapshot = snapshot if usable else None
+        self.cache = cache if usable else None
         self._arrays: dict[tuple, np.ndarray] = {}
         self._matchers: dict[tuple, Matcher | None] = {}
 
-    @staticmethod
-    def _key(sel: Selector) -> tuple:
-        return (sel.nothing, frozenset(sel.requirements))
+    @property
+    def cached(self) -> bool:
+        return self.cache is not None
 
     def clone(self) -> PodCounts:
         return self
@@ -187,8 +214,10 @@ class PodCounts:
     def counts(self, selectors: Sequence[Selector], rows: Sequence[np.ndarray]
                ) -> list[np.ndarray]:
         """Per-row counts (over all rows; -1 where not computed) for each selector, computed
-        at least on its ``rows``."""
-        keys = [self._key(s) for s in selectors]
+        at least on its ``rows``. Do not modify the arrays."""
+        keys = [selector_key(s) for s in selectors]
+        if self.cache is not None:
+            return [self._cached(sel, key) for sel, key in zip(selectors, keys, strict=True)]
         need: dict[int, list[tuple]] = {}
         for sel, key, r in zip(selectors, keys, rows, strict=True):
             arr = self._arrays.get(key)
@@ -208,12 +237,27 @@ class PodCounts:
                 self._arrays[k][row] = c
         return [self._arrays[k] for k in keys]
 
+    def _cached(self, sel: Selector, key: tuple) -> np.ndarray:
+        arr = self._arrays.get(key)
+        if arr is None:
+            if sel.empty() or sel.nothing:
+                arr = np.zeros(self.size, dtype=np.int64)
+            else:
+                assert self.cache is not None and self.snapshot is not None
+                arr = self.cache.counts(self.snapshot, (self.ns, key),
+                                        _single_counter(compile_matcher(sel), self.ns))
+            self._arrays[key] = arr
+        return arr
 
-def pod_counts(state: Any, node_infos: Sequence[Any], ns: str) -> PodCounts:
-    """The cycle's PodCounts (created on first use; ``state`` is a CycleState or None)."""
+
+def pod_counts(state: Any, node_infos: Sequence[Any], ns: str, snapshot: Snapshot | None = None,
+               cache: PodCountCache | None = None) -> PodCounts:
+    """The cycle's PodCounts (created on first use; ``state`` is a CycleState or None).
+    ``cache`` is used only when ``node_infos`` is ``snapshot.node_infos``."""
     pc = state.read(POD_COUNTS_KEY) if state is not None else None
-    if not isinstance(pc, PodCounts) or pc.node_infos is not node_infos or pc.ns != ns:
-        pc = PodCounts(node_infos, ns)
+    if not isinstance(pc, PodCounts) or pc.node_infos is not node_infos or pc.ns != ns or (
+            cache is not None and pc.cache is not None and pc.cache is not cache):
+        pc = PodCounts(node_infos, ns, snapshot, cache)
         if state is not None:
             state.write(POD_COUNTS_KEY, pc)
     return pc
@@ -272,6 +316,80 @@ class InclusionMasks:
             t = self.taints()
             m = t if m is None else m & t
         return m
+
+
+def mask_key(c: Constraint, pod: Pod) -> Hashable:
+    """What ``InclusionMasks(pod, table).mask(c)`` depends on besides the table: equal keys,
+    equal masks (None: every node included)."""
+    aff: tuple | None = None
+    if c.node_affinity_policy == HONOR and has_required_node_affinity(pod):
+        a = pod.spec.affinity
+        na = a.node_affinity if a is not None else None
+        aff = (tuple(sorted(pod.spec.node_selector.items())),
+               na.required if na is not None else None)
+    tols = tuple(pod.spec.tolerations) if c.node_taints_policy == HONOR else None
+    if aff is None and tols is None:
+        return None
+    return (aff, tols)
+
+
+# ---------------------------------------------------------------- per-table shape cache
+
+
+class ShapeCache:
+    """Data that depends only on the node side of a node table (``table_id``,
+    ``node_version``) and on a pod's shape: factorized label columns, inclusion masks, the
+    eligible rows of a constraint and their domains. One per plugin instance; ``get(table)``
+    is the dict for ``table``'s current node side (emptied when that changes)."""
+
+    __slots__ = ("_data", "_key", "max_entries")
+
+    def __init__(self, max_entries: int = 256) -> None:
+        self._key: tuple[int, int] | None = None
+        self._data: dict[Hashable, Any] = {}
+        self.max_entries = max_entries
+
+    def get(self, table: NodeTable) -> dict[Hashable, Any]:
+        key = (table.table_id, table.node_version)
+        if key != self._key or len(self._data) > self.max_entries:
+            self._data = {}
+            self._key = key
+        return self._data
+
+
+def label_codes(data: dict[Hashable, Any], table: NodeTable, key: str) -> LabelCodes:
+    """LabelCodes of ``key``, kept in a ShapeCache dict."""
+    k = ("codes", key)
+    lc = data.get(k)
+    if lc is None:
+        lc = data[k] = LabelCodes(table, key)
+    return lc
+
+
+def has_all_keys(data: dict[Hashable, Any], table: NodeTable, keys: Sequence[str]
+                 ) -> np.ndarray:
+    """Rows whose node has every one of the topology ``keys`` (do not modify)."""
+    k = ("has_all", tuple(keys))
+    m = data.get(k)
+    if m is None:
+        m = np.ones(table.size, dtype=bool)
+        for key in dict.fromkeys(keys):
+            m &= label_codes(data, table, key).present
+        data[k] = m
+    return m
+
+
+def inclusion_mask(data: dict[Hashable, Any], table: NodeTable, pod: Pod, c: Constraint
+                   ) -> np.ndarray | None:
+    """``InclusionMasks(pod, table).mask(c)``, kept per mask_key (do not modify)."""
+    mk = mask_key(c, pod)
+    if mk is None:
+        return None
+    k = ("mask", mk)
+    if k not in data:
+        data[k] = InclusionMasks(pod, table).mask(c)
+    m: np.ndarray | None = data[k]
+    return m
 
 
 # ---------------------------------------------------------------- label columns

@@ -49,11 +49,14 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.pod_counts import PodCountCache
 from kubesched.framework.status import Code, Status, skip
 from kubesched.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     Constraint,
+    PodCounts,
+    ShapeCache,
     and_selectors,
     filter_constraints,
     node_labels_match_spread_constraints,
@@ -115,6 +118,11 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                 c if isinstance(c, TopologySpreadConstraint)
                 else parse_topology_spread_constraint(c, f"defaultConstraints[{i}]")
                 for i, c in enumerate(self.args.get("defaultConstraints") or ()))
+        # Kept across cycles: matching-pod counts per node (only nodes whose pods changed
+        # are recounted) and per-pod-shape data for the node table's current nodes.
+        # (None disables the cache: every cycle counts directly.)
+        self.pod_count_cache: PodCountCache | None = PodCountCache()
+        self.shapes = ShapeCache()
 
     # ------------------------------------------------------------------ constraints
 
@@ -205,7 +213,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         except SelectorError as e:
             return None, Status(Code.ERROR, (f"get constraints from pod: {e}",))
         s = calc_pre_filter_state(pod, constraints, snapshot,
-                                  pod_counts(state, snapshot.node_infos, pod.metadata.namespace))
+                                  self._pod_counts(state, snapshot, pod), self.shapes)
         if not s.constraints:
             return None, skip()
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -247,9 +255,13 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if not isinstance(s, PreFilterState):
             st = state_error(PRE_FILTER_STATE_KEY)
             return BatchStatus.from_mask(np.ones(len(idx), dtype=bool), Code.ERROR, st.reasons)
-        return filter_rows(s, pod, snapshot, np.asarray(idx, dtype=np.int64))
+        return filter_rows(s, pod, snapshot, np.asarray(idx, dtype=np.int64), self.shapes)
 
     # ------------------------------------------------------------------ PreScore / Score
+
+    def _pod_counts(self, state: CycleState, snapshot: Snapshot, pod: Pod) -> PodCounts:
+        return pod_counts(state, snapshot.node_infos, pod.metadata.namespace, snapshot,
+                          self.pod_count_cache)
 
     def _snapshot(self) -> Snapshot:
         if self.handle is None:
@@ -268,7 +280,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if not constraints:
             return skip()
         rows = getattr(nodes, "idx", None)
-        if rows is None:
+        source = getattr(nodes, "_source", None)
+        if rows is None or (source is not None and source is not snapshot.node_infos):
             index = snapshot.table.index
             rows = np.fromiter((index[ni.name] for ni in nodes), dtype=np.int64,
                                count=len(nodes))
@@ -276,8 +289,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         # without a zone label still get hostname spreading.
         require_all = bool(pod.spec.topology_spread_constraints) or not self.system_defaulted
         s = build_pre_score_state(pod, constraints, nodes, np.asarray(rows, dtype=np.int64),
-                                  snapshot, require_all,
-                                  pod_counts(state, snapshot.node_infos, pod.metadata.namespace))
+                                  snapshot, require_all, self._pod_counts(state, snapshot, pod),
+                                  self.shapes)
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
@@ -294,7 +307,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                     idx: np.ndarray) -> np.ndarray:
         return score_rows(self._pre_score_state(state), snapshot, np.asarray(idx, dtype=np.int64),
-                          pod_counts(state, snapshot.node_infos, pod.metadata.namespace))
+                          self._pod_counts(state, snapshot, pod), self.shapes)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         s = self._pre_score_state(state)

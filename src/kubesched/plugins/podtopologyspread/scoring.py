@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,14 +14,18 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.plugins.helper import go_round, go_round_np
 from kubesched.plugins.podtopologyspread.common import (
     Constraint,
-    InclusionMasks,
-    LabelCodes,
     PodCounts,
+    ShapeCache,
     count_pods_match_selector,
+    has_all_keys,
+    inclusion_mask,
     is_hostname,
+    label_codes,
+    mask_key,
 )
 
 if TYPE_CHECKING:
+    from kubesched.framework.node_table import NodeTable
     from kubesched.framework.snapshot import Snapshot
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
@@ -94,25 +98,27 @@ class PreScoreState:
 
 def build_pre_score_state(pod: Pod, constraints: list[Constraint], nodes: Sequence[NodeInfo],
                           rows: np.ndarray, snapshot: Snapshot, require_all_topologies: bool,
-                          pc: PodCounts) -> PreScoreState:
+                          pc: PodCounts, shapes: ShapeCache | None = None) -> PreScoreState:
     """initPreScoreState over the feasible ``nodes`` (table ``rows``), then the counts of
     matching pods over all snapshot nodes into the registered domains."""
     s = PreScoreState(constraints)
     table = snapshot.table
     n = table.size
-    codes = {c.topology_key: LabelCodes(table, c.topology_key) for c in constraints}
-    has_all = np.ones(n, dtype=bool)
-    for lc in codes.values():
-        has_all &= lc.present
+    data = (shapes or ShapeCache()).get(table)
+    keys = tuple(c.topology_key for c in constraints)
+    codes = {key: label_codes(data, table, key) for key in keys}
+    has_all = has_all_keys(data, table, keys)
     ignored_local = (~has_all[rows]) if require_all_topologies else np.zeros(len(rows), bool)
     s.prescore_ignored = ignored_local
     s.ignored_rows = np.zeros(n, dtype=bool)
-    s.ignored_rows[rows[ignored_local]] = True
-    s.ignored_nodes = {nodes[j].name for j in np.flatnonzero(ignored_local).tolist()}
-    kept = rows[~ignored_local]
+    any_ignored = bool(ignored_local.any())
+    if any_ignored:
+        s.ignored_rows[rows[ignored_local]] = True
+        s.ignored_nodes = {nodes[j].name for j in np.flatnonzero(ignored_local).tolist()}
+    kept = rows[~ignored_local] if any_ignored else rows
 
     weights: list[float] = []
-    registered: list[np.ndarray | None] = []  # per constraint: registered flag per code
+    registered: list[np.ndarray | None] = []  # per constraint: registered flag per code + 1
     for i, c in enumerate(constraints):
         if is_hostname(c.topology_key):
             registered.append(None)
@@ -120,12 +126,13 @@ def build_pre_score_state(pod: Pod, constraints: list[Constraint], nodes: Sequen
             continue
         lc = codes[c.topology_key]
         counts = s.topology_value_to_pod_counts[i]
-        for code in np.unique(lc.codes[kept]).tolist():
-            counts.setdefault("" if code < 0 else lc.values[code], 0)  # missing label: ""
-        # registered flag per code; the last entry serves code -1 (label missing: "")
-        reg = np.fromiter((*(v in counts for v in lc.values), "" in counts), dtype=bool,
-                          count=len(lc.values) + 1)
-        registered.append(reg)
+        seen = np.bincount(lc.codes[kept] + 1, minlength=len(lc.values) + 1)
+        for u in np.flatnonzero(seen).tolist():  # codes in ascending order, -1 first
+            counts.setdefault("" if u == 0 else lc.values[u - 1], 0)  # missing label: ""
+        # registered flag per code + 1; the first entry serves code -1 (label missing: "")
+        reg1 = np.fromiter(("" in counts, *(v in counts for v in lc.values)), dtype=bool,
+                           count=len(lc.values) + 1)
+        registered.append(reg1)
         weights.append(topology_normalizing_weight(len(counts)))
     s.topology_normalizing_weight = weights
 
@@ -133,30 +140,58 @@ def build_pre_score_state(pod: Pod, constraints: list[Constraint], nodes: Sequen
     soft = [i for i, c in enumerate(constraints) if not is_hostname(c.topology_key)]
     if not soft or not n:
         return s
-    eligible = has_all if require_all_topologies else np.ones(n, dtype=bool)
-    masks = InclusionMasks(pod, table)
     count_rows = []
+    count_subs = []
     for i in soft:
-        c = constraints[i]
-        inc = eligible.copy()
-        m = masks.mask(c)
-        if m is not None:
-            inc &= m
-        reg = registered[i]
-        assert reg is not None
-        inc &= reg[codes[c.topology_key].codes]
-        count_rows.append(np.flatnonzero(inc))
+        plan = _count_plan(pod, constraints[i], keys, require_all_topologies, table, data)
+        reg1 = registered[i]
+        assert reg1 is not None
+        if reg1[plan.codes1].all():  # every domain of the rows is registered
+            count_rows.append(plan.rows)
+            count_subs.append(plan.sub1)
+        else:
+            keep = reg1[plan.sub1]
+            count_rows.append(plan.rows[keep])
+            count_subs.append(plan.sub1[keep])
     arrays = pc.counts([constraints[i].selector for i in soft], count_rows)
-    for i, r, arr in zip(soft, count_rows, arrays, strict=True):
+    for i, r, sub1, arr in zip(soft, count_rows, count_subs, arrays, strict=True):
         if not len(r):
             continue
         lc = codes[constraints[i].topology_key]
-        sub = lc.codes[r] + 1  # 0: label missing (reads as "")
-        sums = np.bincount(sub, weights=arr[r], minlength=len(lc.values) + 1)
+        w = arr if len(r) == n else arr[r]
+        sums = np.bincount(sub1, weights=w, minlength=len(lc.values) + 1)
         counts = s.topology_value_to_pod_counts[i]
         for u in np.flatnonzero(sums).tolist():
             counts["" if u == 0 else lc.values[u - 1]] += int(sums[u])
     return s
+
+
+class _CountPlan:
+    """The rows whose pods PreScore counts for a constraint before the registered-domain
+    test (all keys present if required, inclusion policies passed), their codes + 1 (0: label
+    missing) and the distinct codes + 1 among them."""
+
+    __slots__ = ("codes1", "rows", "sub1")
+
+    def __init__(self, rows: np.ndarray, codes: np.ndarray, nvals: int) -> None:
+        self.rows = rows
+        self.sub1 = codes[rows].astype(np.int64) + 1
+        self.codes1 = np.flatnonzero(np.bincount(self.sub1, minlength=nvals + 1))
+
+
+def _count_plan(pod: Pod, c: Constraint, keys: tuple[str, ...], require_all: bool,
+                table: NodeTable, data: dict[Hashable, Any]) -> _CountPlan:
+    k = ("ps", keys, require_all, c.topology_key, mask_key(c, pod))
+    plan = data.get(k)
+    if plan is None:
+        inc = has_all_keys(data, table, keys) if require_all else None
+        m = inclusion_mask(data, table, pod, c)
+        if m is not None:
+            inc = m if inc is None else inc & m
+        rows = np.arange(table.size) if inc is None else np.flatnonzero(inc)
+        lc = label_codes(data, table, c.topology_key)
+        plan = data[k] = _CountPlan(rows, lc.codes, len(lc.values))
+    return plan
 
 
 # ---------------------------------------------------------------- Score
@@ -182,16 +217,17 @@ def score_node(s: PreScoreState, pod: Pod, ni: NodeInfo) -> int:
     return int(go_round(score))
 
 
-def score_rows(s: PreScoreState, snapshot: Snapshot, idx: np.ndarray, pc: PodCounts
-               ) -> np.ndarray:
+def score_rows(s: PreScoreState, snapshot: Snapshot, idx: np.ndarray, pc: PodCounts,
+               shapes: ShapeCache | None = None) -> np.ndarray:
     """Score for the node-table rows ``idx`` (same arithmetic as score_node, vectorized)."""
     table = snapshot.table
     ignored = s.ignored_rows[idx] if len(s.ignored_rows) == table.size else np.fromiter(
         (table.names[r] in s.ignored_nodes for r in idx.tolist()), dtype=bool, count=len(idx))
     s.last_ignored = ignored
     score = np.zeros(len(idx), dtype=np.float64)
+    data = (shapes or ShapeCache()).get(table)
     for i, c in enumerate(s.constraints):
-        lc = LabelCodes(table, c.topology_key)
+        lc = label_codes(data, table, c.topology_key)
         present = lc.present[idx]
         if is_hostname(c.topology_key):
             todo = idx[present & ~ignored]
