@@ -91,6 +91,11 @@ class NodeList(Sequence[NodeInfo]):
         self._items = list(items) if items is not None else None
         self._source = source  # with items None: the NodeInfos the rows index
 
+    @property
+    def source(self) -> Sequence[NodeInfo] | None:
+        """The NodeInfos ``idx`` indexes (the snapshot's), when the list was made from rows."""
+        return self._source
+
     def _list(self) -> list[NodeInfo]:
         if self._items is None:
             src = self._source or ()

@@ -280,7 +280,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if not constraints:
             return skip()
         rows = getattr(nodes, "idx", None)
-        source = getattr(nodes, "_source", None)
+        source = getattr(nodes, "source", None)
         if rows is None or (source is not None and source is not snapshot.node_infos):
             index = snapshot.table.index
             rows = np.fromiter((index[ni.name] for ni in nodes), dtype=np.int64,
