@@ -32,7 +32,6 @@ from kubesched.api.selectors import (
     NOTHING,
     Selector,
     SelectorError,
-    factorize_column,
     label_selector_as_selector,
 )
 from kubesched.api.types import Affinity, Pod, PodAffinityTerm
@@ -40,6 +39,7 @@ from kubesched.framework.interface import BatchStatus
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.status import Code, Status
+from kubesched.plugins.interpodaffinity.counting import TopologyCounts, label_codes
 
 NAME = "InterPodAffinity"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -202,59 +202,24 @@ def pod_matches_all_affinity_terms(terms: tuple[AffinityTerm, ...], pod: Pod) ->
     return all(t.matches(pod, None) for t in terms)
 
 
-# ============================================================ label columns
-
-
-def label_codes(table: NodeTable, key: str) -> tuple[np.ndarray, list[str]]:
-    """Each node row's value of label ``key`` as a code into the distinct values (-1: the
-    label is absent); factorized once per label column (``api.selectors``)."""
-    return factorize_column(table.label_column(key))
-
-
-def value_array(by_value: Mapping[str, int], uniques: list[str]) -> np.ndarray:
-    """``by_value`` over the codes of ``uniques``, with a trailing 0 for code -1 (absent)."""
-    out = np.zeros(len(uniques) + 1, dtype=np.int64)
-    if by_value:
-        for i, u in enumerate(uniques):
-            c = by_value.get(u)
-            if c:
-                out[i] = c
-    return out
-
-
-def _by_key(counts: Counts, *, positive_only: bool = False) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for (k, v), c in counts.items():
-        if positive_only and c <= 0:
-            continue
-        out.setdefault(k, {})[v] = c
-    return out
-
-
 # ============================================================ PreFilter state
 
 
-def _update(m: Counts, labels: Mapping[str, str], key: str, value: int) -> None:
+def _update(m: TopologyCounts, labels: Mapping[str, str], key: str, value: int) -> None:
     tv = labels.get(key)
-    if tv is None:
-        return
-    pair = (key, tv)
-    n = m.get(pair, 0) + value
-    if n == 0:
-        m.pop(pair, None)
-    else:
-        m[pair] = n
+    if tv is not None:
+        m.add((key, tv), value)
 
 
-def _update_with_affinity_terms(m: Counts, terms: tuple[AffinityTerm, ...], pod: Pod,
+def _update_with_affinity_terms(m: TopologyCounts, terms: tuple[AffinityTerm, ...], pod: Pod,
                                 labels: Mapping[str, str], value: int) -> None:
     if pod_matches_all_affinity_terms(terms, pod):
         for t in terms:
             _update(m, labels, t.topology_key, value)
 
 
-def _update_with_anti_affinity_terms(m: Counts, terms: tuple[AffinityTerm, ...], pod: Pod,
-                                     ns_labels: Mapping[str, str] | None,
+def _update_with_anti_affinity_terms(m: TopologyCounts, terms: tuple[AffinityTerm, ...],
+                                     pod: Pod, ns_labels: Mapping[str, str] | None,
                                      labels: Mapping[str, str], value: int) -> None:
     for t in terms:
         if t.matches(pod, ns_labels):
@@ -264,19 +229,20 @@ def _update_with_anti_affinity_terms(m: Counts, terms: tuple[AffinityTerm, ...],
 @dataclass(slots=True)
 class PreFilterState:
     """preFilterState: the three counts, the incoming pod's (namespace-merged) terms and a
-    copy of its namespace's labels."""
+    copy of its namespace's labels. The counts behave as upstream's maps (a pair is present
+    while its count is not 0); cloning copies only what AddPod / RemovePod changed."""
 
     pod: Pod
     info: PodAffinityInfo
     namespace_labels: dict[str, str]
-    existing_anti_affinity_counts: Counts
-    affinity_counts: Counts
-    anti_affinity_counts: Counts
+    existing_anti_affinity_counts: TopologyCounts
+    affinity_counts: TopologyCounts
+    anti_affinity_counts: TopologyCounts
 
     def clone(self) -> PreFilterState:
         return PreFilterState(self.pod, self.info, self.namespace_labels,
-                              dict(self.existing_anti_affinity_counts),
-                              dict(self.affinity_counts), dict(self.anti_affinity_counts))
+                              self.existing_anti_affinity_counts.clone(),
+                              self.affinity_counts.clone(), self.anti_affinity_counts.clone())
 
     def update_with_pod(self, other: Pod, node_info: NodeInfo, multiplier: int) -> None:
         """updateWithPod: add (1) or remove (-1) an existing pod's contributions."""
@@ -295,7 +261,8 @@ class PreFilterState:
 def get_existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str],
                                       nodes: Iterable[NodeInfo]) -> Counts:
     """Existing pods' required anti-affinity terms matching the incoming pod, per
-    (topologyKey, value of the existing pod's node)."""
+    (topologyKey, value of the existing pod's node), counted directly over ``nodes`` (the
+    plugin uses ``counting.PodIndex``; this is its reference)."""
     out: Counts = {}
     memo: dict[int, bool] = {}  # id(term) -> matches the incoming pod
     for ni in nodes:
@@ -319,7 +286,8 @@ def get_existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str],
 def get_incoming_affinity_anti_affinity_counts(info: PodAffinityInfo, nodes: Iterable[NodeInfo]
                                                ) -> tuple[Counts, Counts]:
     """Existing pods matching all the incoming pod's required affinity terms, and each of its
-    required anti-affinity terms, per (topologyKey, value of the existing pod's node)."""
+    required anti-affinity terms, per (topologyKey, value of the existing pod's node),
+    counted directly over ``nodes`` (the reference of ``counting.PodIndex``)."""
     affinity: Counts = {}
     anti: Counts = {}
     aff_terms, anti_terms = info.required_affinity, info.required_anti_affinity
@@ -409,34 +377,29 @@ def filter_batch(s: PreFilterState, table: NodeTable, idx: np.ndarray) -> BatchS
 
     terms = s.info.required_affinity
     if terms:
-        counts = _by_key(s.affinity_counts)
         ok = np.ones(n, dtype=bool)
         exist = np.ones(n, dtype=bool)
         for t in terms:
             col, uniques = label_codes(table, t.topology_key)
             c = col[idx]
             ok &= c >= 0
-            exist &= value_array(counts.get(t.topology_key, {}), uniques)[c] > 0
+            exist &= s.affinity_counts.values_by_code(t.topology_key, uniques)[c] > 0
         if s.affinity_counts or not pod_matches_all_affinity_terms(terms, s.pod):
             ok &= exist
         out.fail(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,))
 
     if s.anti_affinity_counts:
-        counts = _by_key(s.anti_affinity_counts)
         bad = np.zeros(n, dtype=bool)
         for t in s.info.required_anti_affinity:
-            by_value = counts.get(t.topology_key)
-            if not by_value:
-                continue
             col, uniques = label_codes(table, t.topology_key)
-            bad |= value_array(by_value, uniques)[col[idx]] > 0
+            bad |= s.anti_affinity_counts.values_by_code(t.topology_key, uniques)[col[idx]] > 0
         out.fail(bad, Code.UNSCHEDULABLE, (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,))
 
-    if s.existing_anti_affinity_counts:
+    counts = s.existing_anti_affinity_counts
+    if counts:
         bad = np.zeros(n, dtype=bool)
-        for key, by_value in _by_key(s.existing_anti_affinity_counts,
-                                     positive_only=True).items():
+        for key in counts.topology_keys():
             col, uniques = label_codes(table, key)
-            bad |= value_array(by_value, uniques)[col[idx]] > 0
+            bad |= counts.values_by_code(key, uniques)[col[idx]] > 0
         out.fail(bad, Code.UNSCHEDULABLE, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,))
     return out

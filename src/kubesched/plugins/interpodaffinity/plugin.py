@@ -38,6 +38,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.interpodaffinity import filtering, scoring
+from kubesched.plugins.interpodaffinity.counting import PodIndex
 from kubesched.plugins.interpodaffinity.filtering import (
     NAME,
     PRE_FILTER_STATE_KEY,
@@ -79,8 +80,16 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         if not MIN_HARD_POD_AFFINITY_WEIGHT <= w <= MAX_HARD_POD_AFFINITY_WEIGHT:
             raise ValueError(f"hardPodAffinityWeight: Invalid value: {w}: not in valid range "
                              f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")
+        self._pod_index = PodIndex(pod_affinity_info, w)
 
     # ------------------------------------------------------------------ helpers
+
+    def _index(self, snapshot: Snapshot) -> PodIndex:
+        """The counts kept across cycles for ``snapshot``; a snapshot the scheduler cache does
+        not maintain (generation 0) is counted afresh."""
+        if snapshot.generation > 0:
+            return self._pod_index.sync(snapshot)
+        return PodIndex(pod_affinity_info, self.hard_pod_affinity_weight).sync(snapshot)
 
     @property
     def _namespaces(self) -> dict[str, Any]:
@@ -108,18 +117,17 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:
-        nodes_with_anti = snapshot.nodes_with_required_anti_affinity()
         info = pod_affinity_info(pod)
         err = info.parse_error
         if err is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {err}",))
         info = self._merged(info, required=True)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
-        existing = filtering.get_existing_anti_affinity_counts(pod, ns_labels, nodes_with_anti)
-        affinity, anti = filtering.get_incoming_affinity_anti_affinity_counts(
-            info, snapshot.node_infos)
+        index = self._index(snapshot)
+        existing = index.existing_anti_affinity_counts(pod, ns_labels)
         if not existing and not info.required_affinity and not info.required_anti_affinity:
             return None, Status(Code.SKIP)
+        affinity, anti = index.incoming_counts(info)
         state.write(PRE_FILTER_STATE_KEY,
                     PreFilterState(pod, info, ns_labels, existing, affinity, anti))
         return None, None
@@ -168,17 +176,15 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         has_constraints = scoring.has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.SKIP)
-        all_nodes = (snapshot.node_infos if has_constraints
-                     else snapshot.nodes_with_pod_affinity())
         info = pod_affinity_info(pod)
         err = info.parse_error
         if err is not None:
             return Status(Code.ERROR, (f"failed to parse pod: {err}",))
         info = self._merged(info, required=False)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
-        topo = scoring.compute_topology_score(
-            pod, info, ns_labels, all_nodes, all_pods=has_constraints,
-            hard_pod_affinity_weight=self.hard_pod_affinity_weight)
+        # Without preferred terms of its own (has_constraints), only the existing pods'
+        # terms count: the same as upstream's walk over the nodes with affinity pods.
+        topo = self._index(snapshot).topology_score(pod, info, ns_labels)
         if not topo:
             return Status(Code.SKIP)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topo))

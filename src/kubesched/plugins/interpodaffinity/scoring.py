@@ -18,13 +18,17 @@ from kubesched.api.types import Pod
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
+from kubesched.plugins.interpodaffinity.counting import (
+    ByCode,
+    by_code_for,
+    by_code_get,
+    label_codes,
+)
 from kubesched.plugins.interpodaffinity.filtering import (
     NAME,
     PodAffinityInfo,
     WeightedAffinityTerm,
-    label_codes,
     pod_affinity_info,
-    value_array,
 )
 
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -34,7 +38,10 @@ ScoreMap = dict[str, dict[str, int]]
 
 @dataclass(slots=True)
 class PreScoreState:
-    topology_score: ScoreMap
+    """topologyScore: per topology key something contributed to, the sums per value over the
+    codes of the key's label column (``counting.PodIndex.topology_score``)."""
+
+    topology_score: dict[str, ByCode]
 
     def clone(self) -> PreScoreState:
         return self  # never changed after PreScore (as upstream)
@@ -64,7 +71,9 @@ def compute_topology_score(pod: Pod, info: PodAffinityInfo, ns_labels: Mapping[s
                            nodes: list[NodeInfo], *, all_pods: bool,
                            hard_pod_affinity_weight: int) -> ScoreMap:
     """PreScore's processExistingPod over ``nodes`` (``info``: the incoming pod's terms with
-    namespace selectors merged). ``all_pods``: every pod, else only pods with affinity."""
+    namespace selectors merged), computed directly: the reference of
+    ``counting.PodIndex.topology_score``. ``all_pods``: every pod, else only pods with
+    affinity."""
     topo: ScoreMap = {}
     pref, pref_anti = info.preferred_affinity, info.preferred_anti_affinity
     memo: dict[int, bool] = {}  # id(term of an existing pod) -> matches the incoming pod
@@ -114,18 +123,18 @@ def compute_topology_score(pod: Pod, info: PodAffinityInfo, ns_labels: Mapping[s
 def score_node(s: PreScoreState, node_info: NodeInfo) -> int:
     labels = node_info.node.labels if node_info.node is not None else {}
     score = 0
-    for key, by_value in s.topology_score.items():
+    for key, b in s.topology_score.items():
         tv = labels.get(key)
         if tv is not None:
-            score += by_value.get(tv, 0)
+            score += by_code_get(b, tv)
     return score
 
 
 def score_batch(s: PreScoreState, table: NodeTable, idx: np.ndarray) -> np.ndarray:
     out = np.zeros(len(idx), dtype=np.int64)
-    for key, by_value in s.topology_score.items():
+    for key, b in s.topology_score.items():
         col, uniques = label_codes(table, key)
-        out += value_array(by_value, uniques)[col[idx]]
+        out += by_code_for(b, uniques)[col[idx]]
     return out
 
 
