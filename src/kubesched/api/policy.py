@@ -39,7 +39,7 @@ from kubesched.api.parse import (
     parse_time,
 )
 from kubesched.api.selectors import SelectorError, label_selector_as_selector
-from kubesched.api.types import LabelSelector, ObjectMeta, Pod
+from kubesched.api.types import LabelSelector, Named, ObjectMeta, Pod
 from kubesched.errors import InputError
 
 IntOrPercent = int | str
@@ -57,7 +57,7 @@ class PodDisruptionBudgetStatus:
 
 
 @dataclass(slots=True)
-class PodDisruptionBudget:
+class PodDisruptionBudget(Named):
     metadata: ObjectMeta
     selector: LabelSelector | None = None
     min_available: IntOrPercent | None = None
@@ -65,14 +65,6 @@ class PodDisruptionBudget:
     status: PodDisruptionBudgetStatus = field(default_factory=PodDisruptionBudgetStatus)
 
     kind = "PodDisruptionBudget"
-
-    @property
-    def namespace(self) -> str:
-        return self.metadata.namespace
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
 
     def disruptions_allowed(self, pods: Iterable[Pod],
                             objects: Mapping[str, list[Any]] | None = None) -> int:

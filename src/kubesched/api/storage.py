@@ -46,7 +46,7 @@ from kubesched.api.parse import (
     parse_node_selector_term,
     parse_quantity_field,
 )
-from kubesched.api.types import LabelSelector, NodeSelectorTerm, ObjectMeta
+from kubesched.api.types import LabelSelector, Named, NodeSelectorTerm, ObjectMeta
 from kubesched.errors import InputError
 
 # ---------------------------------------------------------------- constants
@@ -152,20 +152,12 @@ class PersistentVolumeStatus:
 
 
 @dataclass(slots=True)
-class PersistentVolume:
+class PersistentVolume(Named):
     metadata: ObjectMeta
     spec: PersistentVolumeSpec = field(default_factory=PersistentVolumeSpec)
     status: PersistentVolumeStatus = field(default_factory=PersistentVolumeStatus)
 
     kind = "PersistentVolume"
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def labels(self) -> dict[str, str]:
-        return self.metadata.labels
 
 
 @dataclass(slots=True)
@@ -187,28 +179,12 @@ class PersistentVolumeClaimStatus:
 
 
 @dataclass(slots=True)
-class PersistentVolumeClaim:
+class PersistentVolumeClaim(Named):
     metadata: ObjectMeta
     spec: PersistentVolumeClaimSpec = field(default_factory=PersistentVolumeClaimSpec)
     status: PersistentVolumeClaimStatus = field(default_factory=PersistentVolumeClaimStatus)
 
     kind = "PersistentVolumeClaim"
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def namespace(self) -> str:
-        return self.metadata.namespace
-
-    @property
-    def key(self) -> str:
-        return f"{self.metadata.namespace}/{self.metadata.name}"
-
-    @property
-    def annotations(self) -> dict[str, str]:
-        return self.metadata.annotations
 
 
 @dataclass(slots=True, frozen=True)
@@ -223,7 +199,7 @@ class TopologySelectorTerm:
 
 
 @dataclass(slots=True)
-class StorageClass:
+class StorageClass(Named):
     metadata: ObjectMeta
     provisioner: str = ""
     parameters: dict[str, str] = field(default_factory=dict)
@@ -233,10 +209,6 @@ class StorageClass:
     allow_volume_expansion: bool = False
 
     kind = "StorageClass"
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
 
 
 @dataclass(slots=True, frozen=True)
@@ -248,15 +220,11 @@ class CSINodeDriver:
 
 
 @dataclass(slots=True)
-class CSINode:
+class CSINode(Named):
     metadata: ObjectMeta
     drivers: tuple[CSINodeDriver, ...] = ()
 
     kind = "CSINode"
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
 
 
 StorageObject = PersistentVolume | PersistentVolumeClaim | StorageClass | CSINode
@@ -802,3 +770,9 @@ def provision_volume(pvc: PersistentVolumeClaim, sc: StorageClass,
         ),
         status=PersistentVolumeStatus(phase=VOLUME_PENDING),
     )
+
+
+def pod_uses_claim(pod: Any, claim: PersistentVolumeClaim) -> bool:
+    """Does ``pod`` mount ``claim`` (same namespace, a volume naming it)?"""
+    return claim.namespace == pod.namespace and any(
+        v.pvc_claim_name == claim.name for v in pod.spec.volumes)

@@ -49,6 +49,37 @@ class OwnerReference:
     controller: bool = False
 
 
+class Named:
+    """Accessors of an object's metadata (``self.metadata``), shared by every kind."""
+
+    __slots__ = ()
+    metadata: ObjectMeta
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace
+
+    @property
+    def uid(self) -> str:
+        return self.metadata.uid
+
+    @property
+    def key(self) -> str:
+        return f"{self.metadata.namespace}/{self.metadata.name}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.metadata.labels
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        return self.metadata.annotations
+
+
 # ---------------------------------------------------------------- selectors
 
 
@@ -239,7 +270,7 @@ class PodStatus:
 
 
 @dataclass(slots=True)
-class Pod:
+class Pod(Named):
     metadata: ObjectMeta
     spec: PodSpec
     status: PodStatus = field(default_factory=PodStatus)
@@ -249,26 +280,6 @@ class Pod:
     requests: Resources = field(default_factory=dict)
     non_zero_cpu: int = 0
     non_zero_memory: int = 0
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def namespace(self) -> str:
-        return self.metadata.namespace
-
-    @property
-    def uid(self) -> str:
-        return self.metadata.uid
-
-    @property
-    def key(self) -> str:
-        return f"{self.metadata.namespace}/{self.metadata.name}"
-
-    @property
-    def labels(self) -> dict[str, str]:
-        return self.metadata.labels
 
     @property
     def priority(self) -> int:
@@ -301,18 +312,10 @@ class NodeStatus:
 
 
 @dataclass(slots=True)
-class Node:
+class Node(Named):
     metadata: ObjectMeta
     spec: NodeSpec = field(default_factory=NodeSpec)
     status: NodeStatus = field(default_factory=NodeStatus)
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @property
-    def labels(self) -> dict[str, str]:
-        return self.metadata.labels
 
 
 @dataclass(slots=True)

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kubesched.api.storage import READ_WRITE_ONCE_POD, PersistentVolumeClaim, storage_index
+from kubesched.api.storage import (
+    READ_WRITE_ONCE_POD,
+    PersistentVolumeClaim,
+    pod_uses_claim,
+    storage_index,
+)
 from kubesched.api.types import Pod, Volume
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -156,12 +161,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
     def is_schedulable_after_pvc_added(pod: Pod, old: Any, new: Any) -> QueueingHint:
         if not isinstance(new, PersistentVolumeClaim):
             raise TypeError(f"expected a PersistentVolumeClaim, got {type(new).__name__}")
-        if new.namespace != pod.namespace:
-            return QueueingHint.SKIP
-        for vol in pod.spec.volumes:
-            if vol.pvc_claim_name is not None and vol.pvc_claim_name == new.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.SKIP
+        return QueueingHint.QUEUE if pod_uses_claim(pod, new) else QueueingHint.SKIP
 
     @staticmethod
     def is_schedulable_after_pod_deleted(pod: Pod, old: Any, new: Any) -> QueueingHint:

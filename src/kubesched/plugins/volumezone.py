@@ -19,6 +19,7 @@ from kubesched.api.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    pod_uses_claim,
     pvc_storage_class,
     storage_index,
 )
@@ -137,12 +138,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         if not isinstance(new, PersistentVolumeClaim):
             raise TypeError(f"unexpected objects in isSchedulableAfterPersistentVolumeClaim"
                             f"Change: {type(new).__name__}")
-        if new.namespace != pod.namespace:
-            return QueueingHint.SKIP
-        for vol in pod.spec.volumes:
-            if vol.pvc_claim_name is not None and vol.pvc_claim_name == new.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.SKIP
+        return QueueingHint.QUEUE if pod_uses_claim(pod, new) else QueueingHint.SKIP
 
     @staticmethod
     def is_schedulable_after_storage_class_added(pod: Pod, old: Any, new: Any) -> QueueingHint:
