@@ -33,6 +33,7 @@ from kubesched.api.types import Pod, PodCondition
 from kubesched.backends.base import BindError
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration, default_config
+from kubesched.framework.interface import Plugin
 from kubesched.scheduler import Scheduler
 
 # Event kinds, in the order they are applied when due at the same virtual time.
@@ -82,7 +83,7 @@ class SimResult:
 
 class SimCluster:
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration | None = None,
-                 *, seed: int = 0) -> None:
+                 *, seed: int = 0, registry: dict[str, type[Plugin]] | None = None) -> None:
         self.scenario = scenario
         self.clock = VirtualClock()
         self.pods: dict[str, Pod] = {}
@@ -92,7 +93,7 @@ class SimCluster:
         self._seq = itertools.count()
         self._bound = 0
         self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
-                                   recorder=self)
+                                   registry=registry, recorder=self)
         h = self.scheduler.handle
         # the simulated API server's objects: lists of its own (PreBind replaces storage
         # objects in them), the objects shared with the scenario
