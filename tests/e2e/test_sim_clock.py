@@ -50,3 +50,20 @@ def test_unschedulable_pod_retried_every_five_minutes_while_events_are_due():
 def test_nothing_due_means_the_run_ends():
     recs = run(NODE + pod("big", "3"))
     assert recs["default/big"].attempts == 1
+
+
+def test_simulator_refuses_a_binding_that_does_not_fit():
+    """The simulated API server admits pods as a kubelet would, independently of the
+    scheduler's cache: a binding past allocatable is refused, not recorded."""
+    import pytest
+
+    from kubesched.backends.base import BindError
+
+    sim = SimCluster(load_scenario_text(NODE + pod("a", "1500m") + pod("b", "1"), "t.yaml"))
+    sim.load()
+    sim._apply_due()
+    a, b = sorted(sim.pods.values(), key=lambda p: p.name)
+    sim.bind(a, "n1")
+    with pytest.raises(BindError, match="does not fit on node n1: insufficient cpu"):
+        sim.bind(b, "n1")
+    assert not sim.pods[b.uid].spec.node_name

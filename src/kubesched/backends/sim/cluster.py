@@ -92,6 +92,7 @@ class SimCluster:
         self._timeline: list[tuple[float, int, int, object]] = []
         self._seq = itertools.count()
         self._bound = 0
+        self._on_node: dict[str, set[str]] = {}  # node -> uids of the pods bound to it
         self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
                                    registry=registry, recorder=self)
         h = self.scheduler.handle
@@ -112,6 +113,9 @@ class SimCluster:
                             f'"{current.spec.node_name}"', conflict=True)
         if node_name not in self.scheduler.cache.nodes:
             raise BindError(f'node "{node_name}" not found')
+        refusal = self._admit(current, node_name)
+        if refusal:
+            raise BindError(f"pod {pod.key} does not fit on node {node_name}: {refusal}")
         bound = copy.copy(current)
         bound.spec = copy.copy(current.spec)
         bound.spec.node_name = node_name
@@ -119,6 +123,7 @@ class SimCluster:
         bound.status.phase = "Running"
         bound.status.start_time = self.clock.now()
         self.pods[pod.uid] = bound  # the API server's state changes at once...
+        self._on_node.setdefault(node_name, set()).add(pod.uid)
         self._bound += 1
         self._push(self.clock.now(), _BOUND, (current, bound))  # ...watchers hear of it next
 
@@ -226,7 +231,7 @@ class SimCluster:
         if rec is not None:
             rec.node, rec.message, rec.time = None, reason, now
         if not current.spec.node_name:
-            del self.pods[pod.uid]
+            self._remove(current)
             self.scheduler.on_pod_delete(current)
             return
         term = copy.copy(current)
@@ -237,6 +242,29 @@ class SimCluster:
         self.pods[pod.uid] = term
         self.scheduler.on_pod_update(current, term)
         self._push(now + current.spec.termination_grace_period_seconds, _GONE, term)
+
+    def _admit(self, pod: Pod, node_name: str) -> str:
+        """What a kubelet would say of ``pod`` joining ``node_name``: "" if it fits (as
+        NodeResourcesFit counts: the pods' requests against allocatable), else why not.
+        The simulator's own check, independent of the scheduler's cache."""
+        node = self.scheduler.cache.nodes[node_name].node
+        alloc = node.status.allocatable if node is not None else {}
+        uids = self._on_node.get(node_name, ())
+        if len(uids) + 1 > alloc.get("pods", 0):
+            return "too many pods"
+        for r, want in pod.requests.items():
+            if want <= 0 or r == "pods":
+                continue
+            used = sum(self.pods[u].requests.get(r, 0) for u in uids)
+            if used + want > alloc.get(r, 0):
+                return f"insufficient {r}"
+        return ""
+
+    def _remove(self, pod: Pod) -> None:
+        """The pod leaves the API server (finished, deleted, gone after its grace period)."""
+        del self.pods[pod.uid]
+        if pod.spec.node_name:
+            self._on_node.get(pod.spec.node_name, set()).discard(pod.uid)
 
     # ------------------------------------------------------------------ Recorder
 
@@ -282,12 +310,12 @@ class SimCluster:
                 cur = self.pods.get(pod.uid)
                 if cur is pod or (cur is not None and cur.metadata.deletion_timestamp is not None
                                   and cur.spec.node_name == pod.spec.node_name):
-                    del self.pods[pod.uid]  # finished (also while terminating)
+                    self._remove(cur)  # finished (also while terminating)
                     self.scheduler.on_pod_delete(cur)
             elif kind == _GONE:
                 pod = payload  # type: ignore[assignment]
                 if self.pods.get(pod.uid) is pod:
-                    del self.pods[pod.uid]
+                    self._remove(pod)
                     self.scheduler.on_pod_delete(pod)
             elif kind == _STORAGE:
                 old, new = payload  # type: ignore[misc]
@@ -305,6 +333,7 @@ class SimCluster:
                 if pod.status.phase in ("Succeeded", "Failed"):
                     continue
                 self.pods[pod.uid] = pod
+                self._on_node.setdefault(pod.spec.node_name, set()).add(pod.uid)
                 self.scheduler.on_pod_add(pod)
                 d = pod_duration(pod)
                 if d is not None:  # running since time 0
