@@ -30,11 +30,6 @@ def is_pod_level_requests_set(pod: Pod) -> bool:
     return res is not None and any(is_supported_pod_level_resource(k) for k in res.requests)
 
 
-def is_pod_level_limits_set(pod: Pod) -> bool:
-    res = pod.spec.resources
-    return res is not None and any(is_supported_pod_level_resource(k) for k in res.limits)
-
-
 def _add(dst: dict[str, int], src: Mapping[str, int]) -> None:
     for name, value in src.items():
         dst[name] = dst.get(name, 0) + value

@@ -227,7 +227,6 @@ class CSINode(Named):
     kind = "CSINode"
 
 
-StorageObject = PersistentVolume | PersistentVolumeClaim | StorageClass | CSINode
 
 
 # ---------------------------------------------------------------- helpers (component-helpers)

@@ -285,9 +285,6 @@ class Pod(Named):
     def priority(self) -> int:
         return self.spec.priority or 0
 
-    def all_containers(self) -> list[Container]:
-        return [*self.spec.init_containers, *self.spec.containers]
-
 
 # ---------------------------------------------------------------- node
 

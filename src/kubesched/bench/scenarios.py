@@ -126,20 +126,6 @@ def write_scenario(path: str, nodes: int, running: int, pending: int,
                       sort_keys=False)
 
 
-def write_target2(directory: str) -> list[str]:
-    """Write every target-2 scenario file into ``directory``; returns their paths."""
-    import os
-
-    os.makedirs(directory, exist_ok=True)
-    paths = []
-    for row in TARGET2:
-        p = os.path.join(directory, row.filename)
-        write_scenario(p, row.nodes, row.running, row.pending, row.percentage,
-                       shape=row.shape, zones=row.zones)
-        paths.append(p)
-    return paths
-
-
 def time_simulate(path: str) -> dict[str, Any]:
     """``kubesched simulate``'s work on one file, in-process, split into parse (load the
     scenario and configuration), setup (the simulator) and run (nodes and running pods into

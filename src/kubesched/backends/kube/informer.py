@@ -44,13 +44,12 @@ class Handler(Protocol):
 @dataclass
 class Backoff:
     """client-go's exponential backoff for reflectors: 800 ms doubling to 30 s, jittered;
-    reset after a period without errors."""
+    reset once a list or watch succeeds."""
 
     initial: float = 0.8
     cap: float = 30.0
     factor: float = 2.0
     jitter: float = 1.0
-    reset_after: float = 120.0
     _current: float = 0.0
     _rng: random.Random = field(default_factory=random.Random)
 
