@@ -58,9 +58,11 @@ def main() -> None:
 @click.option("--seed", default=0, show_default=True, help="Seed for tie-breaking.")
 @click.option("--placements", "placements_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write one JSON line per pod that entered the queue ('-': stdout).")
+@click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Stop at this virtual time (pods still pending then are reported so).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
-             placements_path: str | None, quiet: bool) -> None:
+             placements_path: str | None, until: float | None, quiet: bool) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
     from kubesched.backends.sim.cluster import SimCluster
 
@@ -68,6 +70,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     try:
         scen, config = _load(paths, config_path)
         sim = SimCluster(scen, config, seed=seed)
+        sim.until = until
     except InputError as err:
         _fail_input(err)
         return

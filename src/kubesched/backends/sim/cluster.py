@@ -93,6 +93,13 @@ class SimCluster:
         self._seq = itertools.count()
         self._bound = 0
         self._on_node: dict[str, set[str]] = {}  # node -> uids of the pods bound to it
+        # Termination: every change to the simulated cluster bumps ``_changes``; a failed
+        # attempt records the count it saw. A pod that failed against the cluster as it is
+        # now fails the same way when retried (the core is deterministic), so once nothing is
+        # due and every queued pod has failed since the last change, the run is over.
+        self._changes = 0
+        self._failed_at: dict[str, int] = {}  # uid -> _changes at its last failed attempt
+        self.until: float | None = None  # bound on virtual time (``simulate --until``)
         self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
                                    registry=registry, recorder=self)
         h = self.scheduler.handle
@@ -123,6 +130,7 @@ class SimCluster:
         bound.status.phase = "Running"
         bound.status.start_time = self.clock.now()
         self.pods[pod.uid] = bound  # the API server's state changes at once...
+        self._changes += 1
         self._on_node.setdefault(node_name, set()).add(pod.uid)
         self._bound += 1
         self._push(self.clock.now(), _BOUND, (current, bound))  # ...watchers hear of it next
@@ -213,6 +221,7 @@ class SimCluster:
         new.status = copy.copy(current.status)
         new.status.nominated_node_name = nominated_node_name
         self.pods[pod.uid] = new
+        self._changes += 1
         self.scheduler.on_pod_update(current, new)
 
     def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
@@ -227,6 +236,7 @@ class SimCluster:
         if current is None or current.metadata.deletion_timestamp is not None:
             return
         now = self.clock.now()
+        self._changes += 1
         rec = self.records.get(pod.uid)
         if rec is not None:
             rec.node, rec.message, rec.time = None, reason, now
@@ -269,6 +279,10 @@ class SimCluster:
     # ------------------------------------------------------------------ Recorder
 
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
+        if node is None:
+            self._failed_at[pod.uid] = self._changes
+        else:
+            self._failed_at.pop(pod.uid, None)
         rec = self.records.get(pod.uid)
         if rec is None:
             return
@@ -288,6 +302,7 @@ class SimCluster:
         now = self.clock.now()
         while self._timeline and self._timeline[0][0] <= now:
             _t, kind, _s, payload = heapq.heappop(self._timeline)
+            self._changes += 1
             if kind == _ARRIVE:
                 pod = payload  # type: ignore[assignment]
                 refused = self.scenario.admission_errors.get(pod.uid)
@@ -378,7 +393,10 @@ class SimCluster:
                         progress(n, total)
                 continue
             t_next = self._next_wakeup()
-            if t_next is None:
+            if t_next is None or self._stalled():
+                break
+            if self.until is not None and t_next > self.until:
+                self.clock.advance_to(max(self.until, self.clock.now()))
                 break
             self.clock.advance_to(t_next)
             queue.flush_backoff_completed()
@@ -408,6 +426,17 @@ class SimCluster:
             # a backoff that is already over: move on a tick so flushes see it expired
             t = self.clock.now() + 1.0
         return t
+
+    def _stalled(self) -> bool:
+        """Nothing is due, and every pod still queued to be retried (after its backoff) has
+        failed against the cluster as it is now: retrying cannot change anything, and a pod
+        that errors every cycle (no nodes, a plugin error) would otherwise be retried forever
+        as its backoff expires."""
+        if self._timeline:
+            return False
+        queue = self.scheduler.queue
+        return all(self._failed_at.get(q.pod.uid) == self._changes
+                   for q in (*queue.active_pods(), *queue.backoff_pods()))
 
     def _timeline_due(self) -> bool:
         return bool(self._timeline) and self._timeline[0][0] <= self.clock.now()
