@@ -8,8 +8,6 @@ import pytest
 from kubesched.api.scenario import load_scenario, load_scenario_text, pod_arrival, pod_duration
 from kubesched.errors import InputError
 
-GOLDEN = "/work/shared/golden/explain"
-
 MULTI = """
 apiVersion: v1
 kind: Node
@@ -217,9 +215,9 @@ def test_load_scenario_files(tmp_path):
     assert "missing.yaml" in str(ei.value)
 
 
-@pytest.mark.skipif(not os.path.isdir(GOLDEN), reason="golden scenarios not available")
-def test_golden_explain_scenarios_load():
-    files = sorted(glob.glob(os.path.join(GOLDEN, "*.yaml")))[:5]
+def test_golden_explain_scenarios_load(shared):
+    golden = str(shared / "golden" / "explain")
+    files = sorted(glob.glob(os.path.join(golden, "*.yaml")))[:5]
     assert files
     for f in files:
         sc = load_scenario([f])
@@ -227,7 +225,7 @@ def test_golden_explain_scenarios_load():
         pending = [p for p in sc.pods if not p.spec.node_name]
         assert [p.key for p in pending] == ["default/target"]
         assert all(n.status.allocatable.get("pods", 0) > 0 for n in sc.nodes)
-    sc = load_scenario([os.path.join(GOLDEN, "case-110000.yaml")])
+    sc = load_scenario([os.path.join(golden, "case-110000.yaml")])
     node = next(n for n in sc.nodes if n.name == "node-001")
     assert node.status.allocatable == {"cpu": 8000, "memory": 16384 * 2**20, "pods": 8}
     run0 = next(p for p in sc.pods if p.name == "run-000")

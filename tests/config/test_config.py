@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import glob
-import os
 from typing import Any
 
 import pytest
@@ -20,8 +18,7 @@ from kubesched.config import (
     merge_plugin_set,
 )
 from kubesched.errors import InputError
-
-GOLDEN_CONFIG_DIR = "/work/shared/golden/explain-config"
+from shared_files import golden_cases
 
 
 def doc(**fields: Any) -> dict[str, Any]:
@@ -445,9 +442,7 @@ def test_load_config_file_errors(tmp_path: Any) -> None:
 
 
 def _golden_config_files() -> list[str]:
-    if not os.path.isdir(GOLDEN_CONFIG_DIR):
-        return []
-    return sorted(glob.glob(os.path.join(GOLDEN_CONFIG_DIR, "*.yaml")))
+    return [str(p) for p in golden_cases("explain-config", pattern="*.yaml")]
 
 
 @pytest.mark.skipif(not _golden_config_files(), reason="golden explain-config cases not present")

@@ -13,14 +13,7 @@ from kubesched.api.scenario import load_scenario
 from kubesched.config import default_config, load_config
 from kubesched.explain import explain
 from kubesched.plugins.registry import in_tree_registry
-
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden"
-
-
-def golden_cases(folder: str) -> list[Path]:
-    d = GOLDEN / folder
-    return sorted(d.glob("case-*.yaml")) if d.is_dir() else []
-
+from shared_files import golden_cases
 
 FOLDERS = ["explain", "explain-config", "explain-spread", "explain-volumes"]
 CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]

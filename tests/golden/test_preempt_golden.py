@@ -30,9 +30,9 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.preemption.util import MAX_INT32, earliest_pod_start_time
 from kubesched.scheduler import Scheduler
+from shared_files import golden_cases
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden" / "preempt"
-CASES = sorted(GOLDEN.glob("case-*.yaml")) if GOLDEN.is_dir() else []
+CASES = golden_cases("preempt")
 TARGET = "default/target"
 
 # case → the nodes left tied after every criterion (see the module docstring)

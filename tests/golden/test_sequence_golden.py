@@ -12,9 +12,9 @@ from kubesched.api.scenario import load_scenario
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import default_config, load_config
 from kubesched.plugins.registry import in_tree_registry
+from shared_files import golden_cases
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden" / "sequence"
-CASES = sorted(GOLDEN.glob("seq-*.yaml")) if GOLDEN.is_dir() else []
+CASES = golden_cases("sequence", pattern="seq-*.yaml")
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])

@@ -240,7 +240,7 @@ from test_nodeaffinity import GOLDEN_CASES, GOLDEN_IDS, golden_setup  # noqa: E4
 
 @pytest.mark.parametrize("path", GOLDEN_CASES, ids=GOLDEN_IDS)
 def test_golden_image_locality_scores(path) -> None:
-    """Upstream's weighted ImageLocality scores of the feasible nodes (/work/shared/golden)."""
+    """Upstream's weighted ImageLocality scores of the feasible nodes (../shared/golden)."""
     g = golden_setup(path, ImageLocality.name)
     scores = g.want.get("scores", {})
     if not g.score_weight or not scores:

@@ -19,11 +19,10 @@ from kubesched.framework.interface import NodeList, implements
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code
 from kubesched.plugins.interpodaffinity import InterPodAffinity
+from shared_files import golden_cases
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden"
 FOLDERS = ["explain", "explain-spread", "explain-config"]
-CASES = [(f, p) for f in FOLDERS if (GOLDEN / f).is_dir()
-         for p in sorted((GOLDEN / f).glob("case-*.yaml"))]
+CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
 NAME = InterPodAffinity.name
 
 

@@ -35,6 +35,7 @@ from kubesched.plugins.nodeaffinity import (
     ERR_REASON_POD,
     NodeAffinity,
 )
+from shared_files import golden_cases
 
 NAME_FIELD = "metadata.name"
 
@@ -505,14 +506,12 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
 
 # ---------------------------------------------------------------- golden explain results
 #
-# Upstream kube-scheduler's verdicts (/work/shared/golden, v1.30.6: NodeAffinity, NodePorts
+# Upstream kube-scheduler's verdicts (../shared/golden, v1.30.6: NodeAffinity, NodePorts
 # and ImageLocality did not change up to v1.35). For each node: a node rejected by this plugin
 # must be rejected with upstream's reason; a feasible node, or one rejected by a later Filter
 # plugin, must pass; scores must equal upstream's weighted scores on the feasible nodes.
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden"
-GOLDEN_CASES = [p for f in ("explain", "explain-config", "explain-spread", "explain-volumes")
-                for p in sorted((GOLDEN / f).glob("case-*.yaml"))] if GOLDEN.is_dir() else []
+GOLDEN_CASES = golden_cases("explain", "explain-config", "explain-spread", "explain-volumes")
 GOLDEN_IDS = [f"{p.parent.name}/{p.stem}" for p in GOLDEN_CASES]
 
 DEFAULT_FILTER_ORDER = (

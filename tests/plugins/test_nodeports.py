@@ -262,7 +262,7 @@ from test_nodeaffinity import (  # noqa: E402
 
 @pytest.mark.parametrize("path", GOLDEN_CASES, ids=GOLDEN_IDS)
 def test_golden_node_ports_verdicts(path) -> None:
-    """Upstream's verdicts (/work/shared/golden): nodes NodePorts rejected are rejected with
+    """Upstream's verdicts (../shared/golden): nodes NodePorts rejected are rejected with
     upstream's reason; feasible nodes and nodes rejected by a later plugin pass."""
     g = golden_setup(path, NodePorts.name)
     if not g.filter_on:

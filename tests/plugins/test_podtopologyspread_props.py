@@ -54,6 +54,7 @@ from kubesched.plugins.podtopologyspread.common import (
 )
 from kubesched.plugins.podtopologyspread.filtering import PRE_FILTER_STATE_KEY
 from kubesched.plugins.podtopologyspread.scoring import topology_normalizing_weight
+from shared_files import golden_cases
 
 # ---------------------------------------------------------------- plain reference
 
@@ -437,9 +438,7 @@ def test_node_change_hints() -> None:
 
 # ---------------------------------------------------------------- golden explain results
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden"
-GOLDEN_CASES = [p for f in ("explain-spread", "explain", "explain-config")
-                for p in sorted((GOLDEN / f).glob("case-*.yaml"))] if GOLDEN.is_dir() else []
+GOLDEN_CASES = golden_cases("explain-spread", "explain", "explain-config")
 
 
 # Extension points of upstream's default plugins (reference §1.1), to expand a profile.

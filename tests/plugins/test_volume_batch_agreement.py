@@ -32,10 +32,10 @@ from kubesched.plugins.nodevolumelimits import NodeVolumeLimits
 from kubesched.plugins.volumebinding import VolumeBinding
 from kubesched.plugins.volumerestrictions import VolumeRestrictions
 from kubesched.plugins.volumezone import VolumeZone
+from shared_files import golden_cases
 
 PLUGINS = (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone)
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden" / "explain-volumes"
-CASES = sorted(GOLDEN.glob("case-*.yaml")) if GOLDEN.is_dir() else []
+CASES = golden_cases("explain-volumes")
 
 
 def _check(objs: dict[str, list[Any]], snap: Snapshot, pod) -> int:

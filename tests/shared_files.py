@@ -1,0 +1,47 @@
+"""The one way tests reach the project's read-only ``../shared`` folder (upstream's golden
+verdicts, data): beside the checkout, found from this file, never by an absolute path.
+
+Where it is missing, tests that need it are skipped on a developer's machine, but under CI
+(``CI=true``) collection fails: golden tests must never vanish silently."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+class SharedMissing(RuntimeError):
+    pass
+
+
+def locate(root: Path, *parts: str, ci: bool | None = None) -> Path | None:
+    """``root/parts``, or None when it is missing (an error when ``ci``)."""
+    path = root.joinpath(*parts)
+    if path.exists():
+        return path
+    if ci is None:
+        ci = os.environ.get("CI", "").lower() == "true"
+    if ci:
+        raise SharedMissing(f"{path} is missing: the golden and data tests need ../shared "
+                            "beside the checkout (CI=true: failing rather than skipping)")
+    return None
+
+
+def shared_path(*parts: str) -> Path | None:
+    """``../shared/<parts>``; None (tests skip) when absent outside CI."""
+    return locate(SHARED, *parts)
+
+
+def golden_cases(*folders: str, pattern: str = "case-*.yaml") -> list[Path]:
+    """The golden cases of ``folders`` in order, for parametrizing at collection time."""
+    out: list[Path] = []
+    for folder in folders:
+        d = shared_path("golden", folder)
+        if d is not None:
+            found = sorted(d.glob(pattern))
+            if not found:
+                locate(d, pattern)  # a folder emptied is as bad as one missing
+            out += found
+    return out
