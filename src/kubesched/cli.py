@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from importlib import resources
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from kubesched.errors import InputError
+from kubesched.errors import InputError, check_output_path
 
 BUNDLED_EXAMPLE = "quickstart.yaml"
 
@@ -45,7 +46,33 @@ def _fail_input(err: InputError) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """Every way out of a command is one line and an exit status: 2 bad input, 1 a failure
+    while running (with the traceback only under KUBESCHED_DEBUG=1)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+            raise
+        except InputError as err:
+            _fail_input(err)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            sys.stderr.close()  # the reader went away (| head): nothing left to say
+            sys.exit(1)
+        except Exception as err:
+            if os.environ.get("KUBESCHED_DEBUG"):
+                raise
+            click.echo(f"error: internal error: {type(err).__name__}: {err} (a bug: please "
+                       "report it; KUBESCHED_DEBUG=1 shows the traceback)", err=True)
+            sys.exit(1)
+        return None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kubesched")
 def main() -> None:
     """kube-scheduler's pipeline in Python: simulate, explain, benchmark."""
@@ -56,7 +83,7 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="A KubeSchedulerConfiguration (overrides one in the scenario).")
 @click.option("--seed", default=0, show_default=True, help="Seed for tie-breaking.")
-@click.option("--placements", "placements_path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--placements", "placements_path", metavar="PATH",
               help="Write one JSON line per pod that entered the queue ('-': stdout).")
 @click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
               help="Stop at this virtual time (pods still pending then are reported so).")
@@ -67,6 +94,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     from kubesched.backends.sim.cluster import SimCluster
 
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
+    check_output_path(placements_path, "--placements")
     try:
         scen, config = _load(paths, config_path)
         sim = SimCluster(scen, config, seed=seed)
@@ -195,7 +223,7 @@ def _print_explain(out: dict) -> None:
 
 @main.command()
 @click.argument("workload", nargs=-1)
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--results", "results_path", metavar="PATH",
               help="Write the results as JSON ('-': stdout).")
 @click.option("--quick", is_flag=True, help="The 500-node sizes only.")
 @click.option("--list", "list_only", is_flag=True, help="List the workloads and exit.")
@@ -217,6 +245,9 @@ def bench(workload: tuple[str, ...], results_path: str | None, quick: bool, list
           zones: int, running: int, pending: int, percentage: int | None) -> None:
     """scheduler_perf's workloads (WORKLOAD: a name or a family such as SchedulingBasic),
     in-process on the simulator; or, with --write-scenario, a scenario file for simulate."""
+    check_output_path(results_path, "--results")
+    check_output_path(scenario_path, "--write-scenario")
+    check_output_path(profile_dir, "--profile", directory=True)
     if scenario_path:
         from kubesched.bench.scenarios import write_scenario
 

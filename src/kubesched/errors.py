@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 
 class InputError(Exception):
     """Bad input: names the file, the object (kind, namespace/name), the field path and the value.
@@ -47,3 +50,23 @@ class InputError(Exception):
             fld = f"{field_prefix}.{fld}" if fld else field_prefix
         return InputError(self.message, file=self.file or file, obj=self.obj or obj,
                           field=fld, value=self.value)
+
+
+def check_output_path(path: str | None, option: str, *, directory: bool = False) -> None:
+    """Refuse an output path that cannot be written, before any work is done (a long run's
+    results must not be lost at its end). ``-`` is stdout."""
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    why = ""
+    if target.exists():
+        if directory != target.is_dir():
+            why = "is not a directory" if directory else "is a directory, not a file"
+        elif not os.access(target, os.W_OK):
+            why = "is not writable"
+    elif not target.parent.is_dir():  # (a new --profile directory is made in an existing one)
+        why = f"directory {str(target.parent)!r} does not exist"
+    elif not os.access(target.parent, os.W_OK):
+        why = f"directory {str(target.parent)!r} is not writable"
+    if why:
+        raise InputError(f"{option} {path}: {why}")

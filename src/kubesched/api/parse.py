@@ -65,6 +65,10 @@ TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 LABEL_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
 NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
+MAX_QUANTITY = 2**63 - 1
+# Node-table columns are int64 sums of per-pod values, and scores go through float64: values
+# up to 2^53-1 keep both exact (a node's worth of pods cannot overflow the sums).
+MAX_COUNTABLE = 2**53 - 1
 
 
 # ---------------------------------------------------------------- primitive readers
@@ -180,7 +184,8 @@ def parse_quantity_field(v: Any, path: str) -> Fraction:
         raise _err(f"invalid quantity: {e}", path, v) from None
     if q < 0:
         raise _err("must be greater than or equal to 0", path, v)
-    return q
+    # the API server caps quantities at 2^63-1 (resource.Quantity's documented limit)
+    return min(q, Fraction(MAX_QUANTITY))
 
 
 def parse_resource_list_exact(v: Any, path: str) -> dict[str, Fraction]:
@@ -192,13 +197,25 @@ def parse_resource_list_exact(v: Any, path: str) -> dict[str, Fraction]:
     return out
 
 
-def _to_ints(exact: Mapping[str, Fraction]) -> Resources:
-    return {name: resource_value(name, q) for name, q in exact.items()}
+def _to_ints(exact: Mapping[str, Fraction], path: str) -> Resources:
+    out: Resources = {}
+    for name, q in exact.items():
+        n = resource_value(name, q)
+        if n > MAX_COUNTABLE:
+            unit = "millicores" if name == "cpu" else "units"
+            raise _err(f"more than kubesched can count: at most {MAX_COUNTABLE} {unit} "
+                       "(2^53-1) per quantity", f"{path}.{name}", _quantity_text(q))
+        out[name] = n
+    return out
+
+
+def _quantity_text(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else str(float(q))
 
 
 def parse_resource_list(v: Any, path: str) -> Resources:
     """A ResourceList → integers (cpu milli-cores, everything else whole units / bytes)."""
-    return _to_ints(parse_resource_list_exact(v, path))
+    return _to_ints(parse_resource_list_exact(v, path), path)
 
 
 def _parse_requirements(v: Any, path: str, *, requests_from_limits: bool = True) -> (
@@ -216,7 +233,7 @@ def _parse_requirements(v: Any, path: str, *, requests_from_limits: bool = True)
         elif requests[name] > lim:
             raise _err(f"must be less than or equal to {name} limit of {d['limits'][name]}",
                        f"{path}.requests.{name}", d["requests"][name])
-    return _to_ints(requests), _to_ints(limits)
+    return _to_ints(requests, f"{path}.requests"), _to_ints(limits, f"{path}.limits")
 
 
 # ---------------------------------------------------------------- metadata

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from kubesched.errors import InputError
+from kubesched.errors import InputError, check_output_path
 
 
 def _fail(message: str, status: int = 2) -> None:
@@ -149,7 +149,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
               help="kubeconfig file (default: the in-cluster service account, $KUBECONFIG, "
                    "~/.kube/config).")
 @click.option("--context", help="kubeconfig context (default: its current context).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--out", "out_path", metavar="PATH",
               default="-", show_default=True, help="Where to write the scenario ('-': stdout).")
 def snapshot_command(kubeconfig: str | None, context: str | None, out_path: str) -> None:
     """Export a live cluster's nodes, pods and other scheduling objects as a scenario that
@@ -157,6 +157,7 @@ def snapshot_command(kubeconfig: str | None, context: str | None, out_path: str)
     from kubesched.backends.kube.client import ApiError
     from kubesched.snapshot_export import export
 
+    check_output_path(out_path, "--out")
     client = _client(kubeconfig, context)
     warn = lambda msg: click.echo(f"warning: {msg}", err=True)  # noqa: E731
     try:
