@@ -103,23 +103,28 @@ items:
 
 def test_priority_defaults():
     text = """
+apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: base}
 value: 5
 globalDefault: true
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: a}
 spec: {containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: b}
 spec: {priority: 7, priorityClassName: base, containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: c}
 spec: {priorityClassName: system-node-critical, containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: d}
 spec: {priorityClassName: nope, containers: [{name: c}]}
@@ -133,7 +138,8 @@ spec: {priorityClassName: nope, containers: [{name: c}]}
 
 
 def test_no_priority_classes():
-    sc = load_scenario_text("kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}")
+    sc = load_scenario_text("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+                            "spec: {containers: [{name: c}]}")
     assert sc.pods[0].spec.priority is None and sc.pods[0].priority == 0
 
 
@@ -144,16 +150,18 @@ def _load_error(text: str) -> InputError:
 
 
 def test_malformed_yaml_names_file_and_line():
-    err = _load_error("kind: Node\nmetadata: {name: a\n---\n")
+    err = _load_error("apiVersion: v1\nkind: Node\nmetadata: {name: a\n---\n")
     assert err.file.startswith("bad.yaml:")
     assert "malformed YAML" in str(err)
 
 
 def test_field_error_names_file_object_field():
     err = _load_error("""
+apiVersion: v1
 kind: Node
 metadata: {name: ok}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web, namespace: prod}
 spec:
@@ -172,6 +180,7 @@ spec:
 
 def test_bad_arrival_annotation():
     err = _load_error("""
+apiVersion: v1
 kind: Pod
 metadata: {name: p, annotations: {kubesched.io/arrival: soon}}
 spec: {containers: [{name: c}]}
@@ -181,10 +190,11 @@ spec: {containers: [{name: c}]}
 
 
 def test_duplicates_rejected():
-    err = _load_error("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: a}\n")
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
+    err = _load_error(node + "---\n" + node)
     assert err.obj == "Node a" and "duplicate" in str(err)
-    err = _load_error("kind: Pod\nmetadata: {name: p}\n---\n"
-                      "kind: Pod\nmetadata: {name: p, namespace: default}\n")
+    err = _load_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\n"
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n")
     assert err.obj == "Pod default/p"
 
 
@@ -204,9 +214,10 @@ def test_config_version_and_count():
 def test_load_scenario_files(tmp_path):
     a = tmp_path / "nodes.yaml"
     b = tmp_path / "pods.yaml"
-    a.write_text("kind: Node\nmetadata: {name: n1}\n")
-    b.write_text("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n"
-                 "---\nkind: Node\nmetadata: {name: n1}\n")
+    a.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    b.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                 "spec: {containers: [{name: c}]}\n"
+                 "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
     with pytest.raises(InputError) as ei:
         load_scenario([str(a), str(b)])
     assert ei.value.file == str(b)

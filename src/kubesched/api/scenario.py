@@ -26,6 +26,7 @@ from kubesched.api.parse import (
     parse_priority_class,
 )
 from kubesched.api.policy import parse_pod_disruption_budget
+from kubesched.api.schema import DEFAULT_RELEASE, check_document, release_schema
 from kubesched.api.storage import STORAGE_PARSERS, assign_default_storage_class
 from kubesched.api.types import (
     ARRIVAL_ANNOTATION,
@@ -60,6 +61,9 @@ GENERIC_KINDS: dict[str, bool] = {
     "ReplicationController": True,
     "StatefulSet": True,
 }
+
+CLUSTER_SCOPED_KINDS = frozenset(
+    {"Node", "Namespace", "PriorityClass"} | {k for k, ns in GENERIC_KINDS.items() if not ns})
 
 #: other kinds parsed into typed objects (``api.policy``).
 TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget}
@@ -115,8 +119,10 @@ def pod_duration(pod: Pod) -> float | None:
 class _ScenarioBuilder:
     """Accumulates documents from any number of sources, then resolves the scenario."""
 
-    def __init__(self) -> None:
+    def __init__(self, release: str = DEFAULT_RELEASE, strict: bool = False) -> None:
         self.sc = Scenario()
+        self.schema = release_schema(release)
+        self.strict = strict
         self._node_names: set[str] = set()
         self._pod_keys: set[str] = set()
         self._generic_keys: set[tuple[str, str, str]] = set()
@@ -153,6 +159,7 @@ class _ScenarioBuilder:
             for j, item in enumerate(items):
                 self._add_object(item, source, f"{where} items[{j}]")
             return
+        self._check_structure(doc, kind, source)
         if kind == "Node":
             self._add_node(parse_node(doc, source=source), source)
         elif kind == "Pod":
@@ -178,6 +185,27 @@ class _ScenarioBuilder:
             ns = md.get("namespace")
             ref = f"{ns}/{name}" if ns else f"{name}"
             self.sc.warnings.append(f"{source}: skipping {kind} {ref}: kind not supported")
+
+    def _check_structure(self, doc: dict[str, Any], kind: str, source: str) -> None:
+        """The API server's decoding: the apiVersion served, field types, unknown fields (a
+        warning, as the API server's default field validation; an error when strict)."""
+        namespaced = kind not in CLUSTER_SCOPED_KINDS
+        try:
+            unknown = check_document(doc, self.schema)
+        except InputError as e:
+            raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+        if not unknown or not self._reads(kind):
+            return
+        fields = ", ".join(f'unknown field "{f}"' for f in unknown)
+        if self.strict:
+            err = InputError(f"strict decoding error: {fields}", field=unknown[0])
+            raise locate_error(err, kind, doc, namespaced).located(file=source)
+        where = locate_error(InputError(""), kind, doc, namespaced).obj
+        self.sc.warnings.append(f"{source}: {where}: {fields} (ignored; --strict refuses it)")
+
+    @staticmethod
+    def _reads(kind: str) -> bool:
+        return kind in ("Node", "Pod", "Namespace", "PriorityClass") or kind in GENERIC_KINDS
 
     def _check_new(self, exists: bool, kind: str, meta: ObjectMeta, source: str) -> None:
         if exists:
@@ -289,16 +317,19 @@ def _short(v: Any) -> Any:
     return v if len(text) <= 80 else text[:77] + "..."
 
 
-def load_scenario_text(text: str, source: str = "<string>") -> Scenario:
-    """Load one YAML text (``source`` names it in messages and warnings)."""
-    loader = _ScenarioBuilder()
+def load_scenario_text(text: str, source: str = "<string>", *,
+                       release: str = DEFAULT_RELEASE, strict: bool = False) -> Scenario:
+    """Load one YAML text (``source`` names it in messages and warnings), validated as
+    Kubernetes ``release``'s API server would."""
+    loader = _ScenarioBuilder(release, strict)
     loader.add_text(text, source)
     return loader.finish()
 
 
-def load_scenario(paths: list[str]) -> Scenario:
+def load_scenario(paths: list[str], *, release: str = DEFAULT_RELEASE,
+                  strict: bool = False) -> Scenario:
     """Load the scenario made of all ``paths`` together, in order."""
-    loader = _ScenarioBuilder()
+    loader = _ScenarioBuilder(release, strict)
     for p in paths:
         try:
             text = Path(p).read_text(encoding="utf-8")

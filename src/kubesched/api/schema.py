@@ -1,0 +1,342 @@
+"""The API server's structural checks, per upstream release: which apiVersions serve a kind,
+which fields an object may have, and each field's JSON type.
+
+The facts come from upstream's OpenAPI, as the maintained ``kubernetes-validate`` package ships
+it for every release (its ``strict`` schemas: ``additionalProperties: false`` wherever the API
+server's strict field validation rejects an unknown field). kubesched reads those files, not
+that package's jsonschema-based validator: a scenario holds tens of thousands of objects, and a
+schema compiled once into ``Shape`` trees is walked about a hundred times faster.
+
+Kinds and fields that upstream's OpenAPI does not hold (scheduler-plugins' PodGroup, say) are
+registered with ``register_kind`` / ``register_field`` by the code that reads them, so that
+strict validation never refuses what kubesched itself supports.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from kubesched.errors import InputError
+
+#: the release whose API the scenario is checked against unless told otherwise
+DEFAULT_RELEASE = "1.35"
+
+_SCHEMA_PACKAGE = "kubernetes_validate"
+_SCHEMA_DIR = "kubernetes-json-schema"
+_GVK = "x-kubernetes-group-version-kind"
+_PRESERVE = "x-kubernetes-preserve-unknown-fields"
+
+# JSON types, as YAML hands them to Python
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str, _dt.datetime, _dt.date),  # YAML turns unquoted timestamps into datetimes
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+_TYPE_WORDS = {"object": "an object", "array": "a list", "string": "a string",
+               "integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+@dataclass(slots=True)
+class Shape:
+    """One schema node, compiled: the JSON types allowed (empty: any), the known fields of an
+    object, whether other fields are unknown (``closed``), and the shape of map values and
+    list items."""
+
+    types: tuple[str, ...] = ()
+    props: dict[str, Shape] = field(default_factory=dict)
+    closed: bool = False
+    values: Shape | None = None  # additionalProperties as a schema: a map's values
+    items: Shape | None = None
+    nullable: bool = True
+
+
+ANY = Shape()
+
+
+class ReleaseSchema:
+    """One release's OpenAPI definitions, compiled lazily into Shapes."""
+
+    def __init__(self, release: str, defs: Mapping[str, Any]) -> None:
+        self.release = release
+        self._defs = defs
+        self._shapes: dict[str, Shape] = {}
+        # (kind) -> {apiVersion: definition name}
+        self.served: dict[str, dict[str, str]] = {}
+        for name, d in defs.items():
+            for gvk in d.get(_GVK, ()):
+                group, version, kind = gvk.get("group", ""), gvk["version"], gvk["kind"]
+                api_version = f"{group}/{version}" if group else version
+                self.served.setdefault(kind, {})[api_version] = name
+
+    def shape_of(self, kind: str, api_version: str) -> Shape | None:
+        name = self.served.get(kind, {}).get(api_version)
+        return None if name is None else self._compile_ref(name)
+
+    def _compile_ref(self, name: str) -> Shape:
+        shape = self._shapes.get(name)
+        if shape is None:
+            shape = Shape()
+            self._shapes[name] = shape  # before compiling: definitions may refer to themselves
+            _fill(shape, self._defs[name], self)
+        return shape
+
+
+def _fill(shape: Shape, node: Mapping[str, Any], schema: ReleaseSchema) -> None:
+    ref = node.get("$ref")
+    if ref is not None:
+        target = schema._compile_ref(ref.rsplit("/", 1)[-1])
+        shape.types, shape.props, shape.closed = target.types, target.props, target.closed
+        shape.values, shape.items, shape.nullable = target.values, target.items, target.nullable
+        return
+    alternatives = node.get("oneOf") or node.get("anyOf")
+    if alternatives:  # IntOrString, Quantity: the union of the alternatives' types
+        types: set[str] = set()
+        for alt in alternatives:
+            t = alt.get("type")
+            if t is None:
+                return  # an alternative without a type: anything goes
+            types.update([t] if isinstance(t, str) else t)
+        shape.nullable = "null" in types
+        shape.types = tuple(sorted(types - {"null"}))
+        return
+    t = node.get("type")
+    if t is not None:
+        ts = [t] if isinstance(t, str) else list(t)
+        shape.nullable = "null" in ts
+        shape.types = tuple(x for x in ts if x != "null")
+    if node.get(_PRESERVE):
+        return
+    props = node.get("properties")
+    if props:
+        shape.props = {k: _compile_node(v, schema) for k, v in props.items()}
+    extra = node.get("additionalProperties")
+    if extra is False:
+        shape.closed = True
+    elif isinstance(extra, dict):
+        shape.values = _compile_node(extra, schema)
+    items = node.get("items")
+    if isinstance(items, dict):
+        shape.items = _compile_node(items, schema)
+
+
+def _compile_node(node: Mapping[str, Any], schema: ReleaseSchema) -> Shape:
+    ref = node.get("$ref")
+    if ref is not None and len(node) <= 2:  # {"$ref", "description"}: share the definition
+        return schema._compile_ref(ref.rsplit("/", 1)[-1])
+    shape = Shape()
+    _fill(shape, node, schema)
+    return shape
+
+
+# ---------------------------------------------------------------- releases
+
+
+def schema_releases() -> list[str]:
+    """The releases whose OpenAPI is at hand ("1.35", …)."""
+    base = resources.files(_SCHEMA_PACKAGE) / _SCHEMA_DIR
+    out = []
+    for entry in base.iterdir():
+        name = entry.name
+        if name.startswith("v") and name.endswith("-local-strict"):
+            out.append(".".join(name[1:].split("-")[0].split(".")[:2]))
+    return sorted(out, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+@functools.lru_cache(maxsize=4)
+def release_schema(release: str) -> ReleaseSchema:
+    """The OpenAPI of upstream release ``release`` ("1.35"), with the registered kinds."""
+    base = resources.files(_SCHEMA_PACKAGE) / _SCHEMA_DIR
+    folder = base / f"v{release}.0-local-strict"
+    try:
+        text = (folder / "_definitions.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no API schema for Kubernetes {release} (have: "
+                         f"{', '.join(schema_releases())})") from None
+    defs = dict(json.loads(text)["$defs"])
+    schema = ReleaseSchema(release, defs)
+    for reg in _REGISTERED_KINDS.values():
+        if reg.releases is None or release in reg.releases:
+            for api_version, node in reg.versions.items():
+                name = f"kubesched.registered.{reg.kind}.{api_version}"
+                defs[name] = node
+                schema.served.setdefault(reg.kind, {})[api_version] = name
+    for (kind, path), node in _REGISTERED_FIELDS.items():
+        for api_version in schema.served.get(kind, {}):
+            shape = schema.shape_of(kind, api_version)
+            if shape is not None:
+                _graft(shape, path.split("."), _compile_node(node, schema))
+    return schema
+
+
+def _graft(shape: Shape, path: list[str], leaf: Shape) -> None:
+    head, rest = path[0], path[1:]
+    if not rest:
+        shape.props = {**shape.props, head: leaf}
+        return
+    child = shape.props.get(head)
+    if child is None:
+        child = Shape(types=("object",), closed=True)
+        shape.props = {**shape.props, head: child}
+    _graft(child.items if child.items is not None else child, rest, leaf)
+
+
+# ---------------------------------------------------------------- registration
+
+
+@dataclass(frozen=True)
+class RegisteredKind:
+    kind: str
+    versions: dict[str, Mapping[str, Any]]  # apiVersion -> JSON schema (draft 2020-12 subset)
+    releases: frozenset[str] | None  # the releases that serve it (None: every one)
+
+
+_REGISTERED_KINDS: dict[str, RegisteredKind] = {}
+_REGISTERED_FIELDS: dict[tuple[str, str], Mapping[str, Any]] = {}
+
+
+def register_kind(kind: str, versions: Mapping[str, Mapping[str, Any]], *,
+                  releases: frozenset[str] | None = None) -> None:
+    """A kind upstream's OpenAPI lacks (a CRD kubesched reads), with a JSON schema per
+    apiVersion. Registered before the first scenario is loaded."""
+    _REGISTERED_KINDS[kind] = RegisteredKind(kind, dict(versions), releases)
+    release_schema.cache_clear()
+
+
+def register_field(kind: str, path: str, node: Mapping[str, Any]) -> None:
+    """A field kubesched supports that the release's OpenAPI lacks (``spec.x.y``, dotted;
+    a list in the path means its items)."""
+    _REGISTERED_FIELDS[(kind, path)] = node
+    release_schema.cache_clear()
+
+
+# ---------------------------------------------------------------- checking
+
+
+def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] | None:
+    """The unknown fields of ``doc`` (field paths, upstream's format), or None when its kind
+    is not one upstream or a registration knows. A known kind at an apiVersion the release
+    does not serve, or a field of the wrong JSON type, is bad input (``InputError``)."""
+    kind = doc.get("kind")
+    versions = schema.served.get(kind) if isinstance(kind, str) else None
+    if not versions:
+        return None
+    api_version = doc.get("apiVersion")
+    if api_version is None or api_version == "":
+        raise InputError("is required", field="apiVersion", value=api_version)
+    if api_version not in versions:
+        served = ", ".join(sorted(versions))
+        raise InputError(f"Kubernetes {schema.release} does not serve {kind} at this "
+                         f"apiVersion (served: {served})", field="apiVersion",
+                         value=api_version)
+    shape = schema.shape_of(kind, api_version)
+    assert shape is not None
+    unknown: list[str] = []
+    if _clean(doc, shape):
+        return unknown
+    for key, value in doc.items():
+        if key in ("apiVersion", "kind"):
+            continue
+        sub = shape.props.get(key)
+        if sub is None:
+            if shape.closed:
+                unknown.append(key)
+            continue
+        _walk(value, sub, key, unknown)
+    return unknown
+
+
+def _clean(value: Any, shape: Shape) -> bool:
+    """Whether ``value`` has no unknown field and no wrong type: the fast pass, without
+    field paths (the slow one, ``_walk``, runs only to say what is wrong)."""
+    if value is None:
+        return shape.nullable
+    types = shape.types
+    if types and not _type_ok(value, types):
+        return False
+    if isinstance(value, dict):
+        props, values = shape.props, shape.values
+        if values is not None and not props:
+            if values.types == ("string",):  # labels, annotations, nodeSelector
+                return all(type(v) is str for v in value.values())
+            return all(_clean(v, values) for v in value.values())
+        closed = shape.closed
+        for key, sub_value in value.items():
+            sub = props.get(key)
+            if sub is None:
+                if values is not None:
+                    if not _clean(sub_value, values):
+                        return False
+                elif closed:
+                    return False
+            elif not _clean(sub_value, sub):
+                return False
+        return True
+    if isinstance(value, list):
+        items = shape.items
+        if items is None:
+            return True
+        if items.types == ("string",) and not items.props:
+            return all(type(v) is str for v in value)
+        return all(_clean(v, items) for v in value)
+    return True
+
+
+def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
+    if value is None:
+        if not shape.nullable:
+            raise InputError("must not be null", field=path, value=None)
+        return
+    if shape.types and not _type_ok(value, shape.types):
+        want = " or ".join(_TYPE_WORDS.get(t, t) for t in shape.types)
+        raise InputError(f"must be {want}", field=path, value=_short(value))
+    if isinstance(value, dict):
+        props, closed, values = shape.props, shape.closed, shape.values
+        for key, sub_value in value.items():
+            sub = props.get(key) if isinstance(key, str) else None
+            if sub is None:
+                if values is not None:
+                    _walk(sub_value, values, f"{path}[{key}]", unknown)
+                elif closed:
+                    unknown.append(f"{path}.{key}")
+                continue
+            _walk(sub_value, sub, f"{path}.{key}", unknown)
+    elif isinstance(value, list) and shape.items is not None:
+        items = shape.items
+        if items.types == ("string",) and not items.props:  # lists of strings: a fast path
+            for i, v in enumerate(value):
+                if not isinstance(v, str):
+                    _walk(v, items, f"{path}[{i}]", unknown)
+            return
+        for i, v in enumerate(value):
+            _walk(v, items, f"{path}[{i}]", unknown)
+
+
+@functools.lru_cache(maxsize=64)
+def _python_types(types: tuple[str, ...]) -> tuple[type, ...]:
+    return tuple(t for name in types for t in _PY_TYPES.get(name, ()))
+
+
+def _type_ok(value: Any, types: tuple[str, ...]) -> bool:
+    if type(value) is bool:
+        return "boolean" in types
+    return isinstance(value, _python_types(types))
+
+
+def _short(v: Any) -> Any:
+    text = repr(v)
+    return v if len(text) <= 80 else text[:77] + "..."
+
+
+def iter_kinds(schema: ReleaseSchema) -> Iterator[tuple[str, list[str]]]:
+    """Every kind the release (or a registration) knows, with its apiVersions."""
+    for kind, versions in sorted(schema.served.items()):
+        yield kind, sorted(versions)
