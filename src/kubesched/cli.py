@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from kubesched.cliopts import decision_options
+from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError
 
 BUNDLED_EXAMPLE = "quickstart.yaml"
@@ -24,7 +26,7 @@ def _example_path(name: str) -> str:
     return str(resources.files("kubesched") / "examples" / name)
 
 
-def _load(scenario_paths: tuple[str, ...], config_path: str | None):
+def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: FeatureGates):
     from kubesched.api.scenario import load_scenario
     from kubesched.config import default_config, load_config, load_config_file
 
@@ -37,6 +39,7 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None):
         config = load_config(scenario.config, scenario.config_source or "<scenario>")
     else:
         config = default_config()
+    config.features = features
     return scenario, config
 
 
@@ -59,14 +62,15 @@ def main() -> None:
 @click.option("--placements", "placements_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write one JSON line per pod that entered the queue ('-': stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
+@decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
-             placements_path: str | None, quiet: bool) -> None:
+             placements_path: str | None, quiet: bool, features: FeatureGates) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
     from kubesched.backends.sim.cluster import SimCluster
 
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     try:
-        scen, config = _load(paths, config_path)
+        scen, config = _load(paths, config_path, features)
         sim = SimCluster(scen, config, seed=seed)
     except InputError as err:
         _fail_input(err)
@@ -139,14 +143,16 @@ def _pct(used: int, alloc: int) -> str:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str) -> None:
+@decision_options
+def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str,
+            features: FeatureGates) -> None:
     """Why a pending pod goes where it goes, or why it fits nowhere."""
     from kubesched.explain import explain as run_explain
 
     if "/" not in pod_key:
         _fail_input(InputError("--pod must be NAMESPACE/NAME", value=pod_key))
     try:
-        scen, config = _load(scenario, config_path)
+        scen, config = _load(scenario, config_path, features)
         out = run_explain(scen, config, pod_key)
     except InputError as err:
         _fail_input(err)

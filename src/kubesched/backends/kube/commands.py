@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from kubesched.cliopts import decision_options
 from kubesched.errors import InputError
 
 
@@ -98,11 +99,12 @@ def _client(kubeconfig: str | None, context: str | None, **kw: Any) -> Any:
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("-v", "--verbose", count=True, help="More logs (-v: debug).")
+@decision_options
 def run_command(kubeconfig: str | None, context: str | None, config_path: str | None,
                 dry_run: bool, shadow: str | None, address: str, qps: float | None,
                 burst: int | None, leader_elect: bool | None, lease_name: str | None,
                 lease_namespace: str | None, identity: str | None, request_timeout: float,
-                shutdown_timeout: float, log_format: str, verbose: int) -> None:
+                shutdown_timeout: float, log_format: str, verbose: int, features: Any) -> None:
     """Schedule a live cluster's pods whose schedulerName names a kubesched profile."""
     from kubesched.backends.kube import logs
 
@@ -111,6 +113,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
     except InputError as e:
         _fail(str(e))
         return
+    config.features = features
     if address:
         from kubesched.backends.kube.server import parse_address
 
