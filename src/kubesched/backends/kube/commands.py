@@ -9,12 +9,15 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubesched.cliopts import decision_options
 from kubesched.errors import InputError
+
+if TYPE_CHECKING:
+    from kubesched.config.features import FeatureGates
 
 
 def _fail(message: str, status: int = 2) -> None:
@@ -104,7 +107,8 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
                 dry_run: bool, shadow: str | None, address: str, qps: float | None,
                 burst: int | None, leader_elect: bool | None, lease_name: str | None,
                 lease_namespace: str | None, identity: str | None, request_timeout: float,
-                shutdown_timeout: float, log_format: str, verbose: int, features: Any) -> None:
+                shutdown_timeout: float, log_format: str, verbose: int,
+                features: FeatureGates) -> None:
     """Schedule a live cluster's pods whose schedulerName names a kubesched profile."""
     from kubesched.backends.kube import logs
 
