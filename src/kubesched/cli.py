@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from kubesched.cliopts import decision_options
+from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, check_output_path
 
 BUNDLED_EXAMPLE = "quickstart.yaml"
@@ -25,11 +27,12 @@ def _example_path(name: str) -> str:
     return str(resources.files("kubesched") / "examples" / name)
 
 
-def _load(scenario_paths: tuple[str, ...], config_path: str | None):
+def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: FeatureGates,
+          strict: bool = False):
     from kubesched.api.scenario import load_scenario
     from kubesched.config import default_config, load_config, load_config_file
 
-    scenario = load_scenario(list(scenario_paths))
+    scenario = load_scenario(list(scenario_paths), release=features.version, strict=strict)
     for w in scenario.warnings:
         click.echo(f"warning: {w}", err=True)
     if config_path:
@@ -38,6 +41,7 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None):
         config = load_config(scenario.config, scenario.config_source or "<scenario>")
     else:
         config = default_config()
+    config.features = features
     return scenario, config
 
 
@@ -88,15 +92,20 @@ def main() -> None:
 @click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
               help="Stop at this virtual time (pods still pending then are reported so).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings (the API server's "
+                   "Strict field validation).")
+@decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
-             placements_path: str | None, until: float | None, quiet: bool) -> None:
+             placements_path: str | None, until: float | None, quiet: bool, strict: bool,
+             features: FeatureGates) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
     from kubesched.backends.sim.cluster import SimCluster
 
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     check_output_path(placements_path, "--placements")
     try:
-        scen, config = _load(paths, config_path)
+        scen, config = _load(paths, config_path, features, strict)
         sim = SimCluster(scen, config, seed=seed)
         sim.until = until
     except InputError as err:
@@ -170,14 +179,18 @@ def _pct(used: int, alloc: int) -> str:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str) -> None:
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings.")
+@decision_options
+def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str,
+            strict: bool, features: FeatureGates) -> None:
     """Why a pending pod goes where it goes, or why it fits nowhere."""
     from kubesched.explain import explain as run_explain
 
     if "/" not in pod_key:
         _fail_input(InputError("--pod must be NAMESPACE/NAME", value=pod_key))
     try:
-        scen, config = _load(scenario, config_path)
+        scen, config = _load(scenario, config_path, features, strict)
         out = run_explain(scen, config, pod_key)
     except InputError as err:
         _fail_input(err)

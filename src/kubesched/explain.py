@@ -77,7 +77,7 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
     state = CycleState()
     found = sched.find_nodes_that_fit(fwk, state, target, exhaustive=True)
     feasible = found.feasible
-    out: dict[str, Any] = {"pod": pod_key}
+    out: dict[str, Any] = {"pod": pod_key, "kubernetesVersion": config.kubernetes_version}
     node_rows: dict[str, dict[str, Any]] = {}
     n2s = found.diagnosis.node_to_status
     for name in names:

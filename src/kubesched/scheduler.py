@@ -94,7 +94,8 @@ class Scheduler:
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
-                             rng=random.Random(seed), parallelism=self.config.parallelism)
+                             rng=random.Random(seed), parallelism=self.config.parallelism,
+                             features=self.config.features)
         reg = registry if registry is not None else in_tree_registry()
         pct = self.config.percentage_of_nodes_to_score
         self.profiles: dict[str, Framework] = {
@@ -102,7 +103,8 @@ class Scheduler:
         self.queue = SchedulingQueue(
             self.profiles, clock,
             initial_backoff=float(self.config.pod_initial_backoff_seconds),
-            max_backoff=float(self.config.pod_max_backoff_seconds))
+            max_backoff=float(self.config.pod_max_backoff_seconds),
+            pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"))
         self.handle.nominated_pods = self.queue.nominated_pods_for_node
         self.next_start_node_index = 0
         self.pending: dict[str, Pod] = {}  # unassigned pods this scheduler is responsible for

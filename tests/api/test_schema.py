@@ -103,3 +103,26 @@ def test_registered_kind_and_field(monkeypatch):
         assert schema.check_document(pod, s) == []
     finally:
         schema.release_schema.cache_clear()
+
+
+def test_cli_strict_and_release(tmp_path):
+    from click.testing import CliRunner
+
+    from kubesched.cli import main
+
+    scen = tmp_path / "s.yaml"
+    scen.write_text(POD)
+    res = CliRunner().invoke(main, ["simulate", str(scen), "--quiet"])
+    assert res.exit_code == 0 and 'unknown field "spec.nodeSelecter"' in res.output
+    res = CliRunner().invoke(main, ["simulate", str(scen), "--strict"])
+    assert res.exit_code == 2
+    assert res.output.startswith(f"error: {scen}: Pod prod/web: field spec.nodeSelecter: "
+                                 "strict decoding error")
+    res = CliRunner().invoke(main, ["explain", str(scen), "--pod", "prod/web", "--strict"])
+    assert res.exit_code == 2 and "strict decoding error" in res.output
+    wl = tmp_path / "w.yaml"
+    wl.write_text("apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\n"
+                  "metadata: {name: w}\n")
+    res = CliRunner().invoke(main, ["simulate", str(wl), "--quiet", "--kubernetes-version",
+                                    "1.37"])
+    assert res.exit_code == 2 and "Kubernetes 1.37 does not serve Workload" in res.output

@@ -26,7 +26,7 @@ from kubesched.api.parse import (
     parse_priority_class,
 )
 from kubesched.api.policy import parse_pod_disruption_budget
-from kubesched.api.schema import DEFAULT_RELEASE, check_document, release_schema
+from kubesched.api.schema import check_document, release_schema
 from kubesched.api.storage import STORAGE_PARSERS, assign_default_storage_class
 from kubesched.api.types import (
     ARRIVAL_ANNOTATION,
@@ -39,6 +39,7 @@ from kubesched.api.types import (
     PriorityClass,
 )
 from kubesched.errors import InputError
+from kubesched.releases import DEFAULT_VERSION
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -119,7 +120,7 @@ def pod_duration(pod: Pod) -> float | None:
 class _ScenarioBuilder:
     """Accumulates documents from any number of sources, then resolves the scenario."""
 
-    def __init__(self, release: str = DEFAULT_RELEASE, strict: bool = False) -> None:
+    def __init__(self, release: str = DEFAULT_VERSION, strict: bool = False) -> None:
         self.sc = Scenario()
         self.schema = release_schema(release)
         self.strict = strict
@@ -318,7 +319,7 @@ def _short(v: Any) -> Any:
 
 
 def load_scenario_text(text: str, source: str = "<string>", *,
-                       release: str = DEFAULT_RELEASE, strict: bool = False) -> Scenario:
+                       release: str = DEFAULT_VERSION, strict: bool = False) -> Scenario:
     """Load one YAML text (``source`` names it in messages and warnings), validated as
     Kubernetes ``release``'s API server would."""
     loader = _ScenarioBuilder(release, strict)
@@ -326,7 +327,7 @@ def load_scenario_text(text: str, source: str = "<string>", *,
     return loader.finish()
 
 
-def load_scenario(paths: list[str], *, release: str = DEFAULT_RELEASE,
+def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
                   strict: bool = False) -> Scenario:
     """Load the scenario made of all ``paths`` together, in order."""
     loader = _ScenarioBuilder(release, strict)

@@ -24,9 +24,6 @@ from typing import Any
 
 from kubesched.errors import InputError
 
-#: the release whose API the scenario is checked against unless told otherwise
-DEFAULT_RELEASE = "1.35"
-
 _SCHEMA_PACKAGE = "kubernetes_validate"
 _SCHEMA_DIR = "kubernetes-json-schema"
 _GVK = "x-kubernetes-group-version-kind"

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -168,7 +169,14 @@ class SchedulerConfiguration:
     enable_profiling: bool = True
     enable_contention_profiling: bool = True
     delay_cache_until_active: bool = False
+    # Not a KubeSchedulerConfiguration field (upstream has none either): the release and
+    # gates chosen by --kubernetes-version / --feature-gates, which the whole core reads.
+    features: FeatureGates = field(default_factory=FeatureGates)
     source: str = field(default="<config>", compare=False, repr=False)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self.features.version
 
     def profile(self, scheduler_name: str) -> Profile | None:
         for p in self.profiles:

@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.framework.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -26,8 +27,21 @@ class Handle:
     # node name -> pods nominated to it (the queue's nominator fills this in)
     nominated_pods: Any = None
     parallelism: int = 16
+    # The release decided as and its effective feature gates (--kubernetes-version,
+    # --feature-gates): plugins and the queue branch on ``features.enabled("Name")``.
+    features: FeatureGates = DEFAULT_FEATURE_GATES
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self.features.version
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         if self.nominated_pods is None:
             return []
         return self.nominated_pods(node_name)
+
+
+def feature_enabled(handle: Handle | None, name: str) -> bool:
+    """A gate as the plugin's handle has it; a plugin built without a handle (unit tests)
+    sees the default release's defaults."""
+    return (handle.features if handle is not None else DEFAULT_FEATURE_GATES).enabled(name)

@@ -18,6 +18,7 @@ from kubesched.framework.events import (
     QueueingHint,
     Resource,
 )
+from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import BatchStatus, EnqueueExtensions, FilterPlugin
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
@@ -29,9 +30,6 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, effect=NO_SCHEDULE)
-
-ENABLE_SCHEDULING_QUEUE_HINT = True  # v1.35 default
-
 
 def tolerates_unschedulable(pod: Pod) -> bool:
     return tolerations_tolerate_taint(pod.spec.tolerations, UNSCHEDULABLE_TAINT)
@@ -59,7 +57,7 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     # ------------------------------------------------------------------ queueing hints
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        if not ENABLE_SCHEDULING_QUEUE_HINT:
+        if not feature_enabled(self.handle, "SchedulerQueueingHints"):
             return [ClusterEventWithHint(
                 ClusterEvent(Resource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT
                              | ActionType.UPDATE_NODE_LABEL),

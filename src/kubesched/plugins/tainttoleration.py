@@ -29,6 +29,7 @@ from kubesched.framework.events import (
     QueueingHint,
     Resource,
 )
+from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
     BatchStatus,
     EnqueueExtensions,
@@ -52,9 +53,6 @@ from kubesched.plugins.helper import (
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
-
-ENABLE_SCHEDULING_QUEUE_HINT = True  # v1.35 default
-
 
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
@@ -172,7 +170,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
     # ------------------------------------------------------------------ queueing hints
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        if ENABLE_SCHEDULING_QUEUE_HINT:
+        if feature_enabled(self.handle, "SchedulerQueueingHints"):
             return [
                 ClusterEventWithHint(
                     ClusterEvent(Resource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),

@@ -9,11 +9,15 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from kubesched.cliopts import decision_options
 from kubesched.errors import InputError, check_output_path
+
+if TYPE_CHECKING:
+    from kubesched.config.features import FeatureGates
 
 
 def _fail(message: str, status: int = 2) -> None:
@@ -98,11 +102,13 @@ def _client(kubeconfig: str | None, context: str | None, **kw: Any) -> Any:
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("-v", "--verbose", count=True, help="More logs (-v: debug).")
+@decision_options
 def run_command(kubeconfig: str | None, context: str | None, config_path: str | None,
                 dry_run: bool, shadow: str | None, address: str, qps: float | None,
                 burst: int | None, leader_elect: bool | None, lease_name: str | None,
                 lease_namespace: str | None, identity: str | None, request_timeout: float,
-                shutdown_timeout: float, log_format: str, verbose: int) -> None:
+                shutdown_timeout: float, log_format: str, verbose: int,
+                features: FeatureGates) -> None:
     """Schedule a live cluster's pods whose schedulerName names a kubesched profile."""
     from kubesched.backends.kube import logs
 
@@ -111,6 +117,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
     except InputError as e:
         _fail(str(e))
         return
+    config.features = features
     if address:
         from kubesched.backends.kube.server import parse_address
 

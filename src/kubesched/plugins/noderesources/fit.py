@@ -34,7 +34,7 @@ from kubesched.framework.events import (
     QueueingHint,
     Resource,
 )
-from kubesched.framework.handle import Handle
+from kubesched.framework.handle import Handle, feature_enabled
 from kubesched.framework.interface import (
     BatchStatus,
     EnqueueExtensions,
@@ -69,10 +69,6 @@ MOST_ALLOCATED = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
 
 TOO_MANY_PODS = "Too many pods"
-
-# v1.35 feature gates this plugin reads (defaults).
-ENABLE_IN_PLACE_POD_VERTICAL_SCALING = True  # GA in v1.35
-ENABLE_SCHEDULING_QUEUE_HINT = True
 
 _BASE = (CPU, MEMORY, EPHEMERAL_STORAGE)
 
@@ -279,11 +275,11 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         pod_action = ActionType.DELETE
-        if ENABLE_IN_PLACE_POD_VERTICAL_SCALING:
+        if feature_enabled(self.handle, "InPlacePodVerticalScaling"):
             pod_action |= ActionType.UPDATE_POD_SCALE_DOWN
         node_action = (ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
                        | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL)
-        if ENABLE_SCHEDULING_QUEUE_HINT:
+        if feature_enabled(self.handle, "SchedulerQueueingHints"):
             node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
         return [
             ClusterEventWithHint(ClusterEvent(Resource.POD, pod_action),
@@ -299,7 +295,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             if not old.spec.node_name and not old.status.nominated_node_name:
                 return QueueingHint.SKIP  # an unscheduled pod frees nothing
             return QueueingHint.QUEUE
-        if not ENABLE_IN_PLACE_POD_VERTICAL_SCALING:
+        if not feature_enabled(self.handle, "InPlacePodVerticalScaling"):
             return QueueingHint.SKIP
         assert old is not None
         if self._is_schedulable_after_pod_scale_down(pod, old, new):

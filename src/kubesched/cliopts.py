@@ -1,0 +1,59 @@
+"""Command-line options shared by every command that makes scheduling decisions."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubesched.config.features import (
+    DEFAULT_VERSION,
+    SUPPORTED_VERSIONS,
+    FeatureGates,
+    parse_feature_gates,
+    parse_version,
+    unimplemented_warning,
+)
+from kubesched.errors import InputError
+
+
+def resolve_features(kubernetes_version: str | None, feature_gates: tuple[str, ...]
+                     ) -> FeatureGates:
+    """The two flags' values as the run's gates; bad values end the command with exit 2,
+    before any file is read, and the warnings go to stderr."""
+    warnings: list[str] = []
+    try:
+        version = (DEFAULT_VERSION if kubernetes_version is None
+                   else parse_version(kubernetes_version))
+        gates = parse_feature_gates(feature_gates, version, warnings)
+    except InputError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    missing = unimplemented_warning(version)
+    for line in ([missing] if missing else []) + warnings:
+        click.echo(f"warning: {line}", err=True)
+    return gates
+
+
+def decision_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--kubernetes-version`` and ``--feature-gates``; the command receives them resolved
+    as one ``features: FeatureGates`` argument. Every deciding command takes this decorator
+    (below ``@command``), so they all parse and refuse the flags the same way."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, kubernetes_version: str | None, feature_gates: tuple[str, ...],
+                **kwargs: Any) -> Any:
+        return f(*args, features=resolve_features(kubernetes_version, feature_gates), **kwargs)
+
+    wrapper = click.option(
+        "--feature-gates", "feature_gates", multiple=True, metavar="NAME=BOOL,...",
+        help="Override the release's default feature gates, as kube-scheduler's flag "
+             "(repeatable; AllAlpha / AllBeta as upstream).")(wrapper)
+    wrapper = click.option(
+        "--kubernetes-version", "kubernetes_version", metavar="X.Y",
+        help=f"Decide as this kube-scheduler release ({', '.join(SUPPORTED_VERSIONS)}; "
+             f"default {DEFAULT_VERSION}).")(wrapper)
+    return wrapper
