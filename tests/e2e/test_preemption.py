@@ -125,7 +125,8 @@ def test_pdb_with_room_lets_its_pods_go_first():
     pdb = ("---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: db}\n"
            "spec: {maxUnavailable: 1, selector: {matchLabels: {app: db}}}\n")
     rs = ("---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: db}\n"
-          "spec: {replicas: 2, selector: {matchLabels: {app: db}}}\n")
+          "spec: {replicas: 2, selector: {matchLabels: {app: db}}, template: {metadata: "
+          "{labels: {app: db}}, spec: {containers: [{name: c, image: db}]}}}\n")
     text = node("node-a", "2") + priority_class("high", 1000) + pdb + rs
     text += "".join(pod(f"db-{i}", "1", labels={"app": "db"}, owner="db") for i in (1, 2))
     sc = load_scenario_text(text + pod("high", "1", priority_class="high", arrival=5),

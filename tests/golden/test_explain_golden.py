@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.api.scenario import load_scenario
 from kubesched.config import default_config, load_config
 from kubesched.explain import explain
 from kubesched.plugins.registry import in_tree_registry
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 FOLDERS = ["explain", "explain-config", "explain-spread", "explain-volumes"]
 CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
@@ -70,7 +69,7 @@ def test_explain_matches_upstream(folder: str, path: Path) -> None:
     missing = _decided_by(want) - set(in_tree_registry())
     if missing:
         pytest.skip(f"decided by plugins not yet exact: {sorted(missing)}")
-    scenario = load_scenario([str(path)])
+    scenario = load_golden(path)
     config = (load_config(scenario.config, str(path)) if scenario.config is not None
               else default_config())
     if scenario.config is None:

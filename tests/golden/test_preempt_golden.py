@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.api.scenario import load_scenario
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.clock import VirtualClock
 from kubesched.config import default_config
@@ -30,7 +29,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.preemption.util import MAX_INT32, earliest_pod_start_time
 from kubesched.scheduler import Scheduler
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 CASES = golden_cases("preempt")
 TARGET = "default/target"
@@ -55,7 +54,7 @@ def _config():
 def _all_candidates(path: Path) -> dict[str, tuple[list[str], int, tuple]]:
     """Every candidate node (a dry run over all potential nodes) → (sorted victims,
     #PDB violations, the five criteria scores)."""
-    sc = load_scenario([str(path)])
+    sc = load_golden(path)
     target = find_target(sc, TARGET)
     sched = Scheduler(_ReadOnlyBackend(), VirtualClock(), _config())
     sched.handle.objects = sc.objects
@@ -96,7 +95,7 @@ def test_golden_cases_present():
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_explain_matches_upstream_preemption(path: Path) -> None:
     want = _want(path)
-    got = explain(load_scenario([str(path)]), _config(), TARGET)
+    got = explain(load_golden(path), _config(), TARGET)
     assert got["message"] == want["error"]
     assert got["selected"] == []
     pre = got["preemption"]
@@ -116,7 +115,7 @@ def test_explain_matches_upstream_preemption(path: Path) -> None:
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_simulator_preempts_as_upstream(path: Path) -> None:
     want = _want(path)
-    sim = SimCluster(load_scenario([str(path)]), _config(), seed=3)
+    sim = SimCluster(load_golden(path), _config(), seed=3)
     deleted: list[tuple[str, str]] = []
     orig = sim.delete_pod
 

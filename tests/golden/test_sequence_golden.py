@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.api.scenario import load_scenario
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import default_config, load_config
 from kubesched.plugins.registry import in_tree_registry
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 CASES = golden_cases("sequence", pattern="seq-*.yaml")
 
@@ -22,7 +21,7 @@ def test_sequence_matches_upstream(path: Path) -> None:
     want = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())
     if "PodTopologySpread" not in in_tree_registry():
         pytest.skip("PodTopologySpread not registered yet")
-    scenario = load_scenario([str(path)])
+    scenario = load_golden(path)
     if scenario.config is not None:
         config = load_config(scenario.config, str(path))
     else:

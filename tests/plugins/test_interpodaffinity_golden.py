@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kubesched.api.scenario import load_scenario
 from kubesched.config import default_config, expand_plugins, load_config
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
@@ -19,7 +18,7 @@ from kubesched.framework.interface import NodeList, implements
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code
 from kubesched.plugins.interpodaffinity import InterPodAffinity
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 FOLDERS = ["explain", "explain-spread", "explain-config"]
 CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
@@ -35,7 +34,7 @@ def _impl(name: str, point: str) -> bool:
 def test_interpodaffinity_matches_upstream(folder: str, path: Path) -> None:
     want = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())[
         "results"][0]
-    scenario = load_scenario([str(path)])
+    scenario = load_golden(path)
     config = (load_config(scenario.config, str(path)) if scenario.config is not None
               else default_config())
     profile = next(p for p in config.profiles if p.scheduler_name == "default-scheduler")

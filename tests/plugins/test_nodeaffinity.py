@@ -35,7 +35,7 @@ from kubesched.plugins.nodeaffinity import (
     ERR_REASON_POD,
     NodeAffinity,
 )
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 NAME_FIELD = "metadata.name"
 
@@ -547,11 +547,10 @@ class Golden:
 def golden_setup(path: Path, plugin: str) -> Golden:
     import json
 
-    from kubesched.api.scenario import load_scenario
 
     want = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())[
         "results"][0]
-    sc = load_scenario([str(path)])
+    sc = load_golden(path)
     args: dict | None = None
     order, filter_on, weight = DEFAULT_FILTER_ORDER, True, DEFAULT_WEIGHTS.get(plugin, 1)
     if sc.config is not None:

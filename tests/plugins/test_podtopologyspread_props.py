@@ -54,7 +54,7 @@ from kubesched.plugins.podtopologyspread.common import (
 )
 from kubesched.plugins.podtopologyspread.filtering import PRE_FILTER_STATE_KEY
 from kubesched.plugins.podtopologyspread.scoring import topology_normalizing_weight
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 # ---------------------------------------------------------------- plain reference
 
@@ -456,11 +456,10 @@ _EXTENSION_POINTS: dict[str, set[str]] = {
 
 
 def _golden_setup(path: Path):
-    from kubesched.api.scenario import load_scenario
     from kubesched.framework.handle import Handle
     from kubesched.framework.snapshot import Snapshot
 
-    sc_ = load_scenario([str(path)])
+    sc_ = load_golden(path)
     args, weight, filter_on, score_on = {"defaultingType": "System"}, 2, True, True
     if sc_.config is not None:
         from kubesched.config import expand_plugins, load_config

@@ -23,7 +23,6 @@ from _volume_util import (
     prefilter,
 )
 
-from kubesched.api.scenario import load_scenario
 from kubesched.api.storage import ObjectReference
 from kubesched.api.types import ZONE_LABEL, LabelSelector
 from kubesched.framework.handle import Handle
@@ -32,7 +31,7 @@ from kubesched.plugins.nodevolumelimits import NodeVolumeLimits
 from kubesched.plugins.volumebinding import VolumeBinding
 from kubesched.plugins.volumerestrictions import VolumeRestrictions
 from kubesched.plugins.volumezone import VolumeZone
-from shared_files import golden_cases
+from shared_files import golden_cases, load_golden
 
 PLUGINS = (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone)
 CASES = golden_cases("explain-volumes")
@@ -81,7 +80,7 @@ def _check_reserve_volumes(pl, state, pod, snap, statuses) -> None:
 @pytest.mark.skipif(not CASES, reason="golden scenarios not available")
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_golden_scenarios(path: Path) -> None:
-    sc = load_scenario([str(path)])
+    sc = load_golden(path)
     running = [p for p in sc.pods if p.spec.node_name]
     target = next(p for p in sc.pods if p.name == "target")
     snap = Snapshot.from_nodes(sc.nodes, running)

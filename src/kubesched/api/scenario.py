@@ -38,6 +38,7 @@ from kubesched.api.types import (
     Pod,
     PriorityClass,
 )
+from kubesched.api.validation.registry import validate_object
 from kubesched.errors import InputError
 from kubesched.releases import DEFAULT_VERSION
 
@@ -120,10 +121,12 @@ def pod_duration(pod: Pod) -> float | None:
 class _ScenarioBuilder:
     """Accumulates documents from any number of sources, then resolves the scenario."""
 
-    def __init__(self, release: str = DEFAULT_VERSION, strict: bool = False) -> None:
+    def __init__(self, release: str = DEFAULT_VERSION, strict: bool = False,
+                 validate: bool = True) -> None:
         self.sc = Scenario()
         self.schema = release_schema(release)
         self.strict = strict
+        self.validate = validate
         self._node_names: set[str] = set()
         self._pod_keys: set[str] = set()
         self._generic_keys: set[tuple[str, str, str]] = set()
@@ -188,13 +191,22 @@ class _ScenarioBuilder:
             self.sc.warnings.append(f"{source}: skipping {kind} {ref}: kind not supported")
 
     def _check_structure(self, doc: dict[str, Any], kind: str, source: str) -> None:
-        """The API server's decoding: the apiVersion served, field types, unknown fields (a
-        warning, as the API server's default field validation; an error when strict)."""
+        """The API server's decoding (the apiVersion served, field types, unknown fields: a
+        warning, as its default field validation, or an error when strict), then its
+        validation of the object."""
         namespaced = kind not in CLUSTER_SCOPED_KINDS
         try:
             unknown = check_document(doc, self.schema)
         except InputError as e:
             raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+        if unknown is not None:
+            try:
+                validate_object(kind, doc)
+            except InputError as e:
+                err = locate_error(e, kind, doc, namespaced).located(file=source)
+                if self.validate:
+                    raise err from None
+                self.sc.warnings.append(f"{err} (the API server would refuse it; kept)")
         if not unknown or not self._reads(kind):
             return
         fields = ", ".join(f'unknown field "{f}"' for f in unknown)
@@ -319,18 +331,22 @@ def _short(v: Any) -> Any:
 
 
 def load_scenario_text(text: str, source: str = "<string>", *,
-                       release: str = DEFAULT_VERSION, strict: bool = False) -> Scenario:
+                       release: str = DEFAULT_VERSION, strict: bool = False,
+                       validate: bool = True) -> Scenario:
     """Load one YAML text (``source`` names it in messages and warnings), validated as
-    Kubernetes ``release``'s API server would."""
-    loader = _ScenarioBuilder(release, strict)
+    Kubernetes ``release``'s API server would. ``validate=False`` keeps objects the API
+    server would refuse, with a warning each (objects that never went through one: a test
+    harness's, a live cluster's already admitted)."""
+    loader = _ScenarioBuilder(release, strict, validate)
     loader.add_text(text, source)
     return loader.finish()
 
 
 def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
-                  strict: bool = False) -> Scenario:
-    """Load the scenario made of all ``paths`` together, in order."""
-    loader = _ScenarioBuilder(release, strict)
+                  strict: bool = False, validate: bool = True) -> Scenario:
+    """Load the scenario made of all ``paths`` together, in order (see
+    ``load_scenario_text``)."""
+    loader = _ScenarioBuilder(release, strict, validate)
     for p in paths:
         try:
             text = Path(p).read_text(encoding="utf-8")

@@ -60,3 +60,33 @@ def label_value_errors(value: str) -> list[str]:
 
 def is_qualified_name(value: str) -> bool:
     return not qualified_name_errors(value)
+
+
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_FMT = rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*"
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """apimachinery ``IsDNS1123Label`` (namespaces, container and volume names)."""
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        errs.append("a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                    "characters or '-', and must start and end with an alphanumeric character "
+                    "(e.g. 'my-name',  or '123-abc', regex used for validation is "
+                    f"'{_DNS1123_LABEL_FMT}')")
+    return errs
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """apimachinery ``IsDNS1123Subdomain`` (most object names)."""
+    errs = []
+    if len(value) > 253:
+        errs.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        errs.append("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                    "characters, '-' or '.', and must start and end with an alphanumeric "
+                    "character (e.g. 'example.com', regex used for validation is "
+                    f"'{_DNS1123_SUBDOMAIN_FMT}')")
+    return errs
