@@ -67,6 +67,9 @@ GENERIC_KINDS: dict[str, bool] = {
 CLUSTER_SCOPED_KINDS = frozenset(
     {"Node", "Namespace", "PriorityClass"} | {k for k, ns in GENERIC_KINDS.items() if not ns})
 
+#: the kinds that create pods (kubesched does not run them yet)
+CONTROLLER_KINDS = ("ReplicaSet", "ReplicationController", "StatefulSet")
+
 #: other kinds parsed into typed objects (``api.policy``).
 TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget}
 
@@ -91,6 +94,8 @@ class Scenario:
     # Pods the API server would refuse at creation (a missing PriorityClass): uid → its
     # message. They stay pending and are never scheduled (see ``_resolve_priorities``).
     admission_errors: dict[str, str] = field(default_factory=dict)
+    # Pods bound to a node the scenario does not hold: pod key → that node's name.
+    missing_node_pods: dict[str, str] = field(default_factory=dict)
 
 
 def _annotation_seconds(pod: Pod, key: str) -> float | None:
@@ -276,9 +281,38 @@ class _ScenarioBuilder:
             if ns and ns not in sc.namespaces:
                 sc.namespaces[ns] = make_namespace(ns)
         self._resolve_priorities()
+        self._warn_controllers()
+        self._warn_missing_nodes()
         assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
                                      sc.objects["StorageClass"])
         return sc
+
+    def _warn_controllers(self) -> None:
+        """Controllers' replicas are not created yet: say so rather than run short."""
+        sc = self.sc
+        for kind in CONTROLLER_KINDS:
+            for obj in sc.objects.get(kind, ()):
+                replicas = obj.raw.get("spec", {}).get("replicas", 1)
+                owned = sum(1 for p in sc.pods if p.namespace == obj.metadata.namespace and any(
+                    r.controller and r.kind == kind and r.name == obj.metadata.name
+                    for r in p.metadata.owner_references))
+                if owned < replicas:
+                    sc.warnings.append(
+                        f"{kind} {obj.metadata.namespace}/{obj.metadata.name}: {replicas} "
+                        f"replicas, {owned} of its pods in the scenario; kubesched does not "
+                        "create a controller's pods yet, so it schedules only those")
+
+    def _warn_missing_nodes(self) -> None:
+        """A pod bound to a Node the scenario lacks holds nothing anywhere; as in a cluster
+        (no kubelet ever runs it) it stays as it is, and is reported."""
+        sc = self.sc
+        for pod in sc.pods:
+            node = pod.spec.node_name
+            if node and node not in self._node_names and pod.status.phase not in (
+                    "Succeeded", "Failed"):
+                sc.missing_node_pods[pod.key] = node
+                sc.warnings.append(f"Pod {pod.key}: spec.nodeName {node!r} names no Node in "
+                                   "the scenario; it is reported, never scheduled")
 
     def _resolve_priorities(self) -> None:
         """The Priority admission plugin: priority (and preemptionPolicy) from the pod's

@@ -71,6 +71,7 @@ class SimResult:
     wall_seconds: float
     virtual_seconds: float
     events: dict[str, int] = field(default_factory=dict)
+    missing_node_pods: dict[str, str] = field(default_factory=dict)  # pod key -> its node
 
     @property
     def scheduled(self) -> int:
@@ -375,7 +376,8 @@ class SimCluster:
             if rec.node is None and pod is not None:
                 rec.gates = pod.spec.scheduling_gates
         return SimResult(list(self.records.values()), self.utilisation(), wall,
-                         self.clock.now(), dict(self.event_counts))
+                         self.clock.now(), dict(self.event_counts),
+                         dict(self.scenario.missing_node_pods))
 
     def run_until_idle(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Deliver events and schedule until nothing more can happen."""
