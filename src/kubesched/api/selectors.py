@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -45,10 +45,16 @@ from kubesched.api.validation import (
     qualified_name_errors,
 )
 
-if TYPE_CHECKING:
-    from kubesched.framework.node_table import NodeTable
-
 LabelColumn = Callable[[str], np.ndarray]
+
+
+class NodeTable(Protocol):
+    """What the batch matchers read of ``framework.node_table.NodeTable`` (declared here so
+    the object model does not import the framework above it)."""
+
+    index: dict[str, int]  # node name -> row
+
+    def label_column(self, key: str) -> np.ndarray: ...
 
 OBJECT_NAME_FIELD = "metadata.name"  # metav1.ObjectNameField
 
