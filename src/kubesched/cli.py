@@ -8,12 +8,18 @@ import sys
 from collections import Counter
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubesched.cliopts import decision_options
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, check_output_path
+
+if TYPE_CHECKING:
+    from kubesched.api.scenario import Scenario
+    from kubesched.backends.sim.cluster import SimResult
+    from kubesched.config import SchedulerConfiguration
 
 BUNDLED_EXAMPLE = "quickstart.yaml"
 
@@ -28,7 +34,7 @@ def _example_path(name: str) -> str:
 
 
 def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: FeatureGates,
-          strict: bool = False):
+          strict: bool = False) -> tuple[Scenario, SchedulerConfiguration]:
     from kubesched.api.scenario import load_scenario
     from kubesched.config import default_config, load_config, load_config_file
 
@@ -134,7 +140,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         _print_summary(result)
 
 
-def _print_summary(result) -> None:
+def _print_summary(result: SimResult) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -206,7 +212,7 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
     _print_explain(out)
 
 
-def _print_explain(out: dict) -> None:
+def _print_explain(out: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.scenario import Scenario
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.types import Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
 from kubesched.errors import InputError
@@ -31,6 +32,13 @@ class _ReadOnlyBackend:
 
     def delete_pod(self, pod: Pod, reason: str) -> None:
         raise RuntimeError("explain does not evict")
+
+    def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
+        raise RuntimeError("explain does not bind volumes")
+
+    def update_persistent_volume_claim(self, pvc: PersistentVolumeClaim
+                                       ) -> PersistentVolumeClaim:
+        raise RuntimeError("explain does not bind volumes")
 
 
 def find_target(scenario: Scenario, key: str) -> Pod:

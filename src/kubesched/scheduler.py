@@ -193,7 +193,7 @@ class Scheduler:
 
     def _storage_event(self, kind: str, action: ev.ActionType, old: Any, new: Any) -> None:
         resource = STORAGE_EVENT_RESOURCES[kind]
-        label = f"{resource}{action.name.capitalize()}"
+        label = f"{resource}{STORAGE_EVENT_ACTIONS[action]}"
         self.queue.move_all_to_active_or_backoff(ev.ClusterEvent(resource, action, label),
                                                  old, new)
 
@@ -508,6 +508,8 @@ STORAGE_EVENT_RESOURCES = {
     "StorageClass": ev.Resource.STORAGE_CLASS,
     "CSINode": ev.Resource.CSI_NODE,
 }
+STORAGE_EVENT_ACTIONS = {ev.ActionType.ADD: "Add", ev.ActionType.UPDATE: "Update",
+                         ev.ActionType.DELETE: "Delete"}
 
 
 def _cut(ok: np.ndarray, need: int) -> int:

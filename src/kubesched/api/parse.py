@@ -149,7 +149,7 @@ def _one_of(v: Any, path: str, allowed: tuple[str, ...], default: str | None = N
         return default
     if v not in allowed:
         raise _err(f"must be one of {', '.join(allowed)}", path, v)
-    return v
+    return str(v)
 
 
 def parse_time(v: Any, path: str) -> float | None:
@@ -288,7 +288,8 @@ def parse_meta(d: Any, *, namespaced: bool = True, path: str = "metadata") -> Ob
 def locate_error(err: InputError, kind: str, d: Mapping[str, Any],
                  namespaced: bool) -> InputError:
     """``err`` with the object "Kind ns/name" taken from the raw dict ``d``."""
-    md = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+    raw_md = d.get("metadata")
+    md: Mapping[str, Any] = raw_md if isinstance(raw_md, dict) else {}
     name = md.get("name") if isinstance(md.get("name"), str) else None
     if name is None:
         return err.located(obj=kind)

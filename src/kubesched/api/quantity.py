@@ -70,7 +70,7 @@ def parse_quantity(value: str | int | float | Fraction) -> Fraction:
     if suffix in _DECIMAL_SUFFIXES:
         return number * Fraction(10) ** _DECIMAL_SUFFIXES[suffix]
     if suffix in _BINARY_SUFFIXES:
-        return number * 2 ** _BINARY_SUFFIXES[suffix]
+        return number * (1 << _BINARY_SUFFIXES[suffix])
     if len(suffix) > 1 and suffix[0] in "eE":
         exp_text = suffix[1:]
         if re.fullmatch(r"[+-]?[0-9]+", exp_text):

@@ -191,8 +191,8 @@ class _ScenarioBuilder:
             md = doc.get("metadata")
             md = md if isinstance(md, dict) else {}
             name = md.get("name", "?")
-            ns = md.get("namespace")
-            ref = f"{ns}/{name}" if ns else f"{name}"
+            md_ns = md.get("namespace")
+            ref = f"{md_ns}/{name}" if md_ns else f"{name}"
             self.sc.warnings.append(f"{source}: skipping {kind} {ref}: kind not supported")
 
     def _check_structure(self, doc: dict[str, Any], kind: str, source: str) -> None:

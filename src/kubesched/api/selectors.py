@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -45,10 +45,16 @@ from kubesched.api.validation import (
     qualified_name_errors,
 )
 
-if TYPE_CHECKING:
-    from kubesched.framework.node_table import NodeTable
-
 LabelColumn = Callable[[str], np.ndarray]
+
+
+class NodeTable(Protocol):
+    """What the batch matchers read of ``framework.node_table.NodeTable`` (declared here so
+    the object model does not import the framework above it)."""
+
+    index: dict[str, int]  # node name -> row
+
+    def label_column(self, key: str) -> np.ndarray: ...
 
 OBJECT_NAME_FIELD = "metadata.name"  # metav1.ObjectNameField
 
@@ -145,7 +151,8 @@ class Requirement:
     def matches_column(self, column: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask over ``column[idx]`` (all rows when ``idx`` is None)."""
         codes, lut = _column_lut(column, self)
-        return lut[codes] if idx is None else lut[codes[idx]]
+        mask: np.ndarray = lut[codes] if idx is None else lut[codes[idx]]
+        return mask
 
 
 def new_requirement(key: str, op: str, values: Iterable[str], path: str = "") -> Requirement:
@@ -533,7 +540,9 @@ def pod_matches_node_selector_and_affinity(pod: Pod, node: Node | None) -> bool:
 # ---------------------------------------------------------------- column factorization
 
 # id(column) -> (weakref to the column, codes, distinct values, per-requirement lookup tables)
-_FACTORS: dict[int, tuple[weakref.ref, np.ndarray, list[str], dict[Requirement, np.ndarray]]] = {}
+_FactorEntry = tuple[weakref.ref[np.ndarray], np.ndarray, list[str],
+                     dict[Requirement, np.ndarray]]
+_FACTORS: dict[int, _FactorEntry] = {}
 _MAX_LUTS = 512
 
 
@@ -544,8 +553,7 @@ def factorize_column(column: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return entry[1], entry[2]
 
 
-def _factor_entry(column: np.ndarray
-                  ) -> tuple[weakref.ref, np.ndarray, list[str], dict[Requirement, np.ndarray]]:
+def _factor_entry(column: np.ndarray) -> _FactorEntry:
     key = id(column)
     entry = _FACTORS.get(key)
     if entry is not None and entry[0]() is column:
@@ -555,7 +563,7 @@ def _factor_entry(column: np.ndarray
     codes = np.fromiter((-1 if v is None else setdefault(v, len(index)) for v in column),
                         dtype=np.int32, count=len(column))
 
-    def _drop(ref: weakref.ref, key: int = key) -> None:
+    def _drop(ref: weakref.ref[np.ndarray], key: int = key) -> None:
         cur = _FACTORS.get(key)
         if cur is not None and cur[0] is ref:
             del _FACTORS[key]

@@ -28,7 +28,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from kubesched.api.parse import (
     _bool,
@@ -549,7 +549,7 @@ class StorageIndex:
     __slots__ = ("classes", "csi_nodes", "generation", "key", "objects", "positions", "pvcs",
                  "pvs", "pvs_by_class")
 
-    def __init__(self, objects: Mapping[str, list[Any]], key: tuple,
+    def __init__(self, objects: Mapping[str, list[Any]], key: IndexKey,
                  build: bool = True) -> None:
         self.objects = objects
         self.key = key
@@ -563,7 +563,7 @@ class StorageIndex:
         self.positions: dict[tuple[str, str], int] = {}
         if not build:
             return
-        by_kind: tuple[tuple[str, type, dict], ...] = (
+        by_kind: tuple[tuple[str, type[Any], dict[str, Any]], ...] = (
             ("PersistentVolumeClaim", PersistentVolumeClaim, self.pvcs),
             ("PersistentVolume", PersistentVolume, self.pvs),
             ("StorageClass", StorageClass, self.classes),
@@ -590,7 +590,7 @@ class StorageIndex:
     def csi_node(self, name: str) -> CSINode | None:
         return self.csi_nodes.get(name)
 
-    def with_object(self, old: Any, new: Any, position: int, key: tuple) -> StorageIndex:
+    def with_object(self, old: Any, new: Any, position: int, key: IndexKey) -> StorageIndex:
         """A new index with ``new`` stored (in place of ``old``, or added at ``position``)."""
         out = StorageIndex(self.objects, key, build=False)
         out.generation = self.generation
@@ -634,11 +634,12 @@ def _pv_name(pv: PersistentVolume) -> str:
     return pv.metadata.name
 
 
+IndexKey = tuple[tuple[int, int], ...]  # per storage kind: (id, length) of its object list
 _INDEXES: list[StorageIndex] = []
 _MAX_INDEXES = 8
 
 
-def _index_key(objects: Mapping[str, list[Any]]) -> tuple:
+def _index_key(objects: Mapping[str, list[Any]]) -> IndexKey:
     out = []
     for kind in STORAGE_KINDS:
         lst = objects.get(kind)
@@ -646,7 +647,7 @@ def _index_key(objects: Mapping[str, list[Any]]) -> tuple:
     return tuple(out)
 
 
-def _cached_index(objects: Mapping[str, list[Any]], key: tuple) -> StorageIndex | None:
+def _cached_index(objects: Mapping[str, list[Any]], key: IndexKey) -> StorageIndex | None:
     for idx in _INDEXES:
         if idx.objects is objects and idx.key == key and idx.generation == _current_generation:
             return idx
@@ -689,7 +690,10 @@ def replace_storage_object(objects: dict[str, list[Any]], new: Any) -> Any:
     return old
 
 
-def copy_object(obj: Any) -> Any:
+_Obj = TypeVar("_Obj", bound=Named)
+
+
+def copy_object(obj: _Obj) -> _Obj:
     """A copy that can be changed without touching ``obj`` (metadata and spec/status copied;
     frozen leaves shared)."""
     c = copy.copy(obj)

@@ -35,8 +35,9 @@ def _fmt(v: float | None, spec: str = ".0f") -> str:
 
 
 def verdict_text(r: dict[str, Any]) -> str:
-    if r["status"] != "ok":
-        return r["status"] if len(r["status"]) < 60 else r["status"][:57] + "..."
+    status = str(r["status"])
+    if status != "ok":
+        return status if len(status) < 60 else status[:57] + "..."
     parts = []
     if r["threshold"]:
         parts.append(f"{r['verdict']} {r['threshold']:g}")

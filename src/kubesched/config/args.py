@@ -71,16 +71,19 @@ class Int(Spec):
         self.bits = bits
 
     def decode(self, value: Any, path: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _bad_type(path, value, f"int{self.bits}")
+        n: int
         if isinstance(value, float):
             if not math.isfinite(value) or value != int(value):
                 raise _bad_type(path, value, f"int{self.bits}")
-            value = int(value)
+            n = int(value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            n = value
+        else:
+            raise _bad_type(path, value, f"int{self.bits}")
         lim = 1 << (self.bits - 1)
-        if not -lim <= value < lim:
-            raise DecodeError(FieldError(path, f"number out of range for int{self.bits}", value))
-        return value
+        if not -lim <= n < lim:
+            raise DecodeError(FieldError(path, f"number out of range for int{self.bits}", n))
+        return n
 
 
 class Float(Spec):
@@ -462,7 +465,7 @@ def _validate_shape(path: str, shape: list[dict[str, Any]]) -> list[FieldError]:
 
 
 def _validate_fit(path: str, a: dict[str, Any]) -> list[FieldError]:
-    errs = []
+    errs: list[FieldError] = []
     for i, res in enumerate(a["ignoredResources"]):
         p = join_path(join_path(path, "ignoredResources"), i)
         errs.extend(FieldError(p, m, res) for m in qualified_name_errors(res))

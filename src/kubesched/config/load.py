@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from kubesched.api.validation import qualified_name_errors
 from kubesched.config import args as argsmod
 from kubesched.config.args import (
     AnyValue,
@@ -25,7 +26,6 @@ from kubesched.config.args import (
     Obj,
     Str,
     parse_duration,
-    qualified_name_errors,
 )
 from kubesched.config.defaults import INVALID_V1_PLUGINS, default_plugins, merge_plugins
 from kubesched.config.types import (
@@ -48,7 +48,7 @@ from kubesched.errors import InputError
 try:  # pragma: no cover - depends on how PyYAML was built
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]  # CSafeLoader's twin
 
 # ------------------------------------------------------------------ schema (v1 types)
 
@@ -190,7 +190,7 @@ def parse_yaml_documents(text: str, source: str) -> list[Any]:
 # ------------------------------------------------------------------ YAML
 
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _StrictLoader(_BaseLoader):
     pass
 
 

@@ -94,7 +94,8 @@ class Plugins:
     def point(self, name: str) -> PluginSet:
         """The PluginSet of an extension point named as in YAML (``"score"``, ``"multiPoint"``)."""
         try:
-            return getattr(self, _ATTR[name])
+            plugin_set: PluginSet = getattr(self, _ATTR[name])
+            return plugin_set
         except KeyError:
             raise KeyError(f"unknown extension point {name!r}") from None
 

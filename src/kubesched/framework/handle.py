@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ class Handle:
     clock: Clock | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     # node name -> pods nominated to it (the queue's nominator fills this in)
-    nominated_pods: Any = None
+    nominated_pods: Callable[[str], list[Pod]] | None = None
     parallelism: int = 16
     # The release decided as and its effective feature gates (--kubernetes-version,
     # --feature-gates): plugins and the queue branch on ``features.enabled("Name")``.

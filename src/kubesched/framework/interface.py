@@ -7,9 +7,9 @@ when a plugin defines it and loops the per-node form otherwise. Both forms must 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 import numpy as np
 
@@ -105,10 +105,15 @@ class NodeList(Sequence[NodeInfo]):
     def __len__(self) -> int:
         return len(self._items) if self._items is not None else len(self.idx)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> NodeInfo: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, i: int | slice) -> NodeInfo | list[NodeInfo]:
         return self._list()[i]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[NodeInfo]:
         return iter(self._list())
 
 
@@ -137,11 +142,11 @@ class PreFilterResult:
         return self.node_names is None
 
     def merge(self, other: PreFilterResult | None) -> PreFilterResult:
-        if other is None or other.all_nodes():
+        if other is None or other.node_names is None:
             return self
-        if self.all_nodes():
-            return PreFilterResult(set(other.node_names or ()))
-        return PreFilterResult(self.node_names & other.node_names)  # type: ignore[operator]
+        if self.node_names is None:
+            return PreFilterResult(set(other.node_names))
+        return PreFilterResult(self.node_names & other.node_names)
 
 
 class PreFilterExtensions:

@@ -27,7 +27,7 @@ def pod_has_required_anti_affinity(pod: Pod) -> bool:
 
 def pod_host_ports(pod: Pod) -> list[tuple[str, str, int]]:
     """(hostIP, protocol, hostPort) of every container port with a host port, sidecars included."""
-    out = []
+    out: list[tuple[str, str, int]] = []
     for c in pod.spec.init_containers:
         if c.restart_policy == "Always":
             out.extend((p.host_ip or WILDCARD_IP, p.protocol or "TCP", p.host_port)

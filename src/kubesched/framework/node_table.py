@@ -15,6 +15,7 @@ from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Taint
 from kubesched.framework.node_info import NodeInfo
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_NONE = np.array(None, dtype=object)  # None as an array, for elementwise comparisons
 _table_ids = itertools.count(1)
 
 
@@ -122,4 +123,5 @@ class NodeTable:
         return col
 
     def has_label(self, key: str) -> np.ndarray:
-        return np.not_equal(self.label_column(key), None)
+        present: np.ndarray = np.not_equal(self.label_column(key), _NONE)
+        return present

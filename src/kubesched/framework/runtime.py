@@ -8,6 +8,7 @@ node's status, as upstream.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -427,7 +428,7 @@ class Framework:
             st = p.bind(state, pod, node)
             if st is not None and st.is_skip():
                 continue
-            return _first_failure([p], "Bind", lambda _p, st=st: st)
+            return _first_failure([p], "Bind", _returning(st))
         return Status(Code.SKIP)
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
@@ -435,7 +436,12 @@ class Framework:
             p.post_bind(state, pod, node)
 
 
-def _first_failure(plugins: list[Any], point: str, call: Any) -> Status:
+def _returning(st: Status | None) -> Callable[[Any], Status | None]:
+    return lambda _p: st
+
+
+def _first_failure(plugins: Sequence[Any], point: str,
+                   call: Callable[[Any], Status | None]) -> Status:
     """Run ``call`` on each plugin until one fails: a rejection keeps its code, anything
     else becomes an Error naming the plugin, as upstream's Run*Plugins do."""
     for p in plugins:

@@ -3,6 +3,7 @@ zone-interleaved order plus the columnar NodeTable over them."""
 
 from __future__ import annotations
 
+from kubesched.api.types import Node, Pod
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 
@@ -39,7 +40,7 @@ class Snapshot:
         self._with_required_anti = None
 
     @classmethod
-    def from_nodes(cls, nodes: list, pods: list) -> Snapshot:
+    def from_nodes(cls, nodes: list[Node], pods: list[Pod]) -> Snapshot:
         """A snapshot of nodes (in tree order) and assigned pods, for tests and explain."""
         from kubesched.cache.cache import Cache
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework.events import ClusterEvent
 from kubesched.framework.status import Code, Status
 
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
@@ -25,7 +26,7 @@ class QueuedPodInfo:
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""
-    gating_plugin_events: tuple = ()
+    gating_plugin_events: tuple[ClusterEvent, ...] = ()
     backoff_expiration: float | None = None
 
     @property

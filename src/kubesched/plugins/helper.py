@@ -7,7 +7,7 @@ Integer arithmetic follows Go: ``go_div`` truncates toward zero, ``go_round`` is
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -70,7 +70,7 @@ def default_normalize_score(scores: np.ndarray, reverse: bool,
 # ---------------------------------------------------------------- broken linear function
 
 
-def build_broken_linear_function(shape: Sequence[tuple[int, int]]):
+def build_broken_linear_function(shape: Sequence[tuple[int, int]]) -> Callable[[int], int]:
     """Upstream ``helper.BuildBrokenLinearFunction``: ``shape`` is ``(utilization, score)``
     points with increasing utilization; returns ``f(p) -> int`` (Go integer arithmetic)."""
     points = tuple((int(u), int(s)) for u, s in shape)

@@ -250,7 +250,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         for t in topologies:
             own = table.label_column(t.key)[idx]
             ga = table.label_column(translate_to_ga_label(t.key))[idx]
-            value = np.where(np.not_equal(own, None), own, ga)
+            value = np.where(table.has_label(t.key)[idx], own, ga)
             ok &= np.fromiter((v is not None and v in t.values for v in value), dtype=bool,
                               count=n)
         out.fail(constrained & ~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_CONFLICT,))

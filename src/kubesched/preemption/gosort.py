@@ -42,7 +42,7 @@ def sort_slice(data: list[T], less: Callable[[T, T], bool]) -> None:
     _pdqsort(_LessSwap(data, less), 0, n, n.bit_length())
 
 
-def _insertion_sort(d: _LessSwap, a: int, b: int) -> None:
+def _insertion_sort(d: _LessSwap[T], a: int, b: int) -> None:
     for i in range(a + 1, b):
         j = i
         while j > a and d.less(j, j - 1):
@@ -50,7 +50,7 @@ def _insertion_sort(d: _LessSwap, a: int, b: int) -> None:
             j -= 1
 
 
-def _sift_down(d: _LessSwap, lo: int, hi: int, first: int) -> None:
+def _sift_down(d: _LessSwap[T], lo: int, hi: int, first: int) -> None:
     root = lo
     while True:
         child = 2 * root + 1
@@ -64,7 +64,7 @@ def _sift_down(d: _LessSwap, lo: int, hi: int, first: int) -> None:
         root = child
 
 
-def _heap_sort(d: _LessSwap, a: int, b: int) -> None:
+def _heap_sort(d: _LessSwap[T], a: int, b: int) -> None:
     first, lo, hi = a, 0, b - a
     for i in range((hi - 1) // 2, -1, -1):
         _sift_down(d, i, hi, first)
@@ -73,7 +73,7 @@ def _heap_sort(d: _LessSwap, a: int, b: int) -> None:
         _sift_down(d, lo, i, first)
 
 
-def _pdqsort(d: _LessSwap, a: int, b: int, limit: int) -> None:
+def _pdqsort(d: _LessSwap[T], a: int, b: int, limit: int) -> None:
     max_insertion = 12
     was_balanced = True
     was_partitioned = True
@@ -113,7 +113,7 @@ def _pdqsort(d: _LessSwap, a: int, b: int, limit: int) -> None:
             b = mid
 
 
-def _partition(d: _LessSwap, a: int, b: int, pivot: int) -> tuple[int, bool]:
+def _partition(d: _LessSwap[T], a: int, b: int, pivot: int) -> tuple[int, bool]:
     d.swap(a, pivot)
     i, j = a + 1, b - 1
     while i <= j and d.less(i, a):
@@ -140,7 +140,7 @@ def _partition(d: _LessSwap, a: int, b: int, pivot: int) -> tuple[int, bool]:
     return j, False
 
 
-def _partition_equal(d: _LessSwap, a: int, b: int, pivot: int) -> int:
+def _partition_equal(d: _LessSwap[T], a: int, b: int, pivot: int) -> int:
     d.swap(a, pivot)
     i, j = a + 1, b - 1
     while True:
@@ -156,7 +156,7 @@ def _partition_equal(d: _LessSwap, a: int, b: int, pivot: int) -> int:
     return i
 
 
-def _partial_insertion_sort(d: _LessSwap, a: int, b: int) -> bool:
+def _partial_insertion_sort(d: _LessSwap[T], a: int, b: int) -> bool:
     max_steps, shortest_shifting = 5, 50
     i = a + 1
     for _ in range(max_steps):
@@ -184,7 +184,7 @@ def _partial_insertion_sort(d: _LessSwap, a: int, b: int) -> bool:
     return False
 
 
-def _break_patterns(d: _LessSwap, a: int, b: int) -> None:
+def _break_patterns(d: _LessSwap[T], a: int, b: int) -> None:
     length = b - a
     if length < 8:
         return
@@ -201,7 +201,7 @@ def _break_patterns(d: _LessSwap, a: int, b: int) -> None:
         d.swap(idx, a + other)
 
 
-def _choose_pivot(d: _LessSwap, a: int, b: int) -> tuple[int, int]:
+def _choose_pivot(d: _LessSwap[T], a: int, b: int) -> tuple[int, int]:
     shortest_ninther, max_swaps = 50, 4 * 3
     length = b - a
     swaps = [0]
@@ -221,21 +221,21 @@ def _choose_pivot(d: _LessSwap, a: int, b: int) -> tuple[int, int]:
     return j, _UNKNOWN
 
 
-def _order2(d: _LessSwap, a: int, b: int, swaps: list[int]) -> tuple[int, int]:
+def _order2(d: _LessSwap[T], a: int, b: int, swaps: list[int]) -> tuple[int, int]:
     if d.less(b, a):
         swaps[0] += 1
         return b, a
     return a, b
 
 
-def _median(d: _LessSwap, a: int, b: int, c: int, swaps: list[int]) -> int:
+def _median(d: _LessSwap[T], a: int, b: int, c: int, swaps: list[int]) -> int:
     a, b = _order2(d, a, b, swaps)
     b, c = _order2(d, b, c, swaps)
     a, b = _order2(d, a, b, swaps)
     return b
 
 
-def _reverse_range(d: _LessSwap, a: int, b: int) -> None:
+def _reverse_range(d: _LessSwap[T], a: int, b: int) -> None:
     i, j = a, b - 1
     while i < j:
         d.swap(i, j)

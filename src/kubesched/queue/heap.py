@@ -44,19 +44,24 @@ class PodHeap:
             return None
         e[3] = False
         self._maybe_compact()
-        return e[2]
+        qpi: QueuedPodInfo = e[2]
+        return qpi
 
     def peek(self) -> QueuedPodInfo | None:
         self._drop_dead_head()
-        return self._heap[0][2] if self._heap else None
+        if not self._heap:
+            return None
+        qpi: QueuedPodInfo = self._heap[0][2]
+        return qpi
 
     def pop(self) -> QueuedPodInfo | None:
         self._drop_dead_head()
         if not self._heap:
             return None
         e = heapq.heappop(self._heap)
-        del self._entries[e[2].pod.uid]
-        return e[2]
+        qpi: QueuedPodInfo = e[2]
+        del self._entries[qpi.pod.uid]
+        return qpi
 
     def items(self) -> Iterator[QueuedPodInfo]:
         """All items, in no particular order."""

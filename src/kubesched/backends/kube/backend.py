@@ -153,7 +153,7 @@ class EventRecorder:
         self.client = client
         self.writer = writer
         self.host = host or socket.gethostname()
-        self._series: dict[tuple, _Series] = {}
+        self._series: dict[tuple[Any, ...], _Series] = {}
         self._lock = threading.Lock()
         self.sent: Counter[str] = Counter()
 
@@ -438,7 +438,8 @@ class KubeBackend:
         """An event about an object that could not be decoded (its raw metadata)."""
         if self.dry_run:
             return
-        md = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+        raw_md = raw.get("metadata")
+        md: dict[str, Any] = raw_md if isinstance(raw_md, dict) else {}
         ref = {"apiVersion": str(raw.get("apiVersion") or "v1"),
                "kind": str(raw.get("kind") or "Pod"),
                "namespace": str(md.get("namespace") or "default"),

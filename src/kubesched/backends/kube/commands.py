@@ -162,7 +162,7 @@ def snapshot_command(kubeconfig: str | None, context: str | None, out_path: str)
     """Export a live cluster's nodes, pods and other scheduling objects as a scenario that
     simulate and explain load."""
     from kubesched.backends.kube.client import ApiError
-    from kubesched.snapshot_export import export
+    from kubesched.backends.kube.snapshot_export import export
 
     check_output_path(out_path, "--out")
     client = _client(kubeconfig, context)

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from kubesched.api.storage import note_storage_change
 from kubesched.api.types import Pod
 from kubesched.backends.kube.backend import EventRecorder, KubeBackend, Writer
 from kubesched.backends.kube.client import KubeClient
@@ -262,14 +263,16 @@ class KubeRunner:
             self.cond.notify_all()
 
     def on_decode_error(self, spec: ResourceSpec, raw: dict[str, Any], err: Exception) -> None:
-        md = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+        raw_md = raw.get("metadata")
+        md: dict[str, Any] = raw_md if isinstance(raw_md, dict) else {}
         name = f"{md.get('namespace')}/{md.get('name')}" if md.get("namespace") else \
             str(md.get("name"))
         log.warning("skipping %s %s: cannot decode it: %s", spec.kind, name, err,
                     extra={"kv": {"kind": spec.kind, "object": name}})
         if spec.kind != "Pod":
             return
-        spec_raw = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
+        raw_spec = raw.get("spec")
+        spec_raw: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
         sname = spec_raw.get("schedulerName") or "default-scheduler"
         if spec_raw.get("nodeName") or sname not in self.sched.profiles or not self.leading:
             return
@@ -282,11 +285,6 @@ class KubeRunner:
 
     def _store(self, kind: str, old: Any, new: Any) -> None:
         """handle.objects (the other informers' listers), and the storage events."""
-        try:
-            from kubesched.api.storage import note_storage_change
-        except ImportError:  # pragma: no cover - older trees
-            def note_storage_change() -> None:
-                return None
         lst = self.sched.handle.objects.setdefault(kind, [])
         if old is not None:
             key = (old.metadata.namespace, old.metadata.name)
@@ -305,13 +303,11 @@ class KubeRunner:
         note_storage_change()
         if kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode"):
             if old is None:
-                fn, args = getattr(self.sched, "on_storage_object_add", None), (new,)
+                self.sched.on_storage_object_add(new)
             elif new is None:
-                fn, args = getattr(self.sched, "on_storage_object_delete", None), (old,)
+                self.sched.on_storage_object_delete(old)
             else:
-                fn, args = getattr(self.sched, "on_storage_object_update", None), (old, new)
-            if fn is not None:
-                fn(*args)
+                self.sched.on_storage_object_update(old, new)
 
     # ------------------------------------------------------------------ shadow
 

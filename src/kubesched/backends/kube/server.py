@@ -48,7 +48,9 @@ class HealthServer:
 
         self._httpd = ThreadingHTTPServer((host, port), Handler)
         self._httpd.daemon_threads = True
-        self.host, self.port = self._httpd.server_address[:2]
+        bound_host, bound_port = self._httpd.socket.getsockname()[:2]
+        self.host: str = bound_host
+        self.port: int = bound_port
         self._thread: threading.Thread | None = None
 
     def start(self) -> HealthServer:

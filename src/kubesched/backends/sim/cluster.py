@@ -13,7 +13,7 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
@@ -39,6 +39,7 @@ from kubesched.scheduler import Scheduler
 # Event kinds, in the order they are applied when due at the same virtual time.
 _BOUND, _FINISH, _GONE, _ARRIVE = 0, 1, 2, 3
 _STORAGE = 4  # a PV / PVC stored: (old or None, new)
+_Stored = TypeVar("_Stored", PersistentVolume, PersistentVolumeClaim)
 
 
 @dataclass(slots=True)
@@ -59,7 +60,7 @@ class PodRecord:
             return f"waiting for scheduling gates: [{' '.join(self.gates)}]"
         return "never attempted"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {"pod": self.key, "node": self.node, "time": self.time,
                 "attempts": self.attempts, "message": self.message}
 
@@ -67,7 +68,7 @@ class PodRecord:
 @dataclass
 class SimResult:
     records: list[PodRecord]
-    nodes: list[dict]
+    nodes: list[dict[str, Any]]
     wall_seconds: float
     virtual_seconds: float
     events: dict[str, int] = field(default_factory=dict)
@@ -142,10 +143,11 @@ class SimCluster:
     def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
         new = self._store_storage(pv)
         ref = new.spec.claim_ref
-        pvc = storage_index(self.scheduler.handle.objects).pvc(ref.namespace, ref.name) \
-            if ref is not None else None
+        if ref is None:
+            return new
+        pvc = storage_index(self.scheduler.handle.objects).pvc(ref.namespace, ref.name)
         if (pvc is not None and not pvc.spec.volume_name
-                and (not ref.uid or ref.uid == pvc.metadata.uid)):  # type: ignore[union-attr]
+                and (not ref.uid or ref.uid == pvc.metadata.uid)):
             new = self._controller_bind(new, pvc)
         return new
 
@@ -157,7 +159,7 @@ class SimCluster:
         node_name = new.metadata.annotations.get(ANN_SELECTED_NODE)
         sc = index.storage_class(pvc_storage_class(new))
         ni = self.scheduler.cache.nodes.get(node_name) if node_name else None
-        if (new.spec.volume_name or sc is None or ni is None or ni.node is None
+        if (not node_name or new.spec.volume_name or sc is None or ni is None or ni.node is None
                 or sc.provisioner in ("", NOT_SUPPORTED_PROVISIONER)):
             return new
         pv = provision_volume(new, sc, ni.node.metadata.labels, index.csi_node(node_name))
@@ -168,7 +170,7 @@ class SimCluster:
         self._controller_bind(pv, new)
         return new  # as stored by the update; the controller's binding follows
 
-    def _store_storage(self, obj: Any) -> Any:
+    def _store_storage(self, obj: _Stored) -> _Stored:
         """An Update of the API server: the stored object must not have changed since."""
         objects = self.scheduler.handle.objects
         index = storage_index(objects)
@@ -300,12 +302,13 @@ class SimCluster:
         heapq.heappush(self._timeline, (t, kind, next(self._seq), payload))
 
     def _apply_due(self) -> None:
+        # the kind says what the payload is: a Pod, or an (old, new) pair (see the _push calls)
         now = self.clock.now()
         while self._timeline and self._timeline[0][0] <= now:
             _t, kind, _s, payload = heapq.heappop(self._timeline)
             self._changes += 1
             if kind == _ARRIVE:
-                pod = payload  # type: ignore[assignment]
+                pod = cast(Pod, payload)
                 refused = self.scenario.admission_errors.get(pod.uid)
                 if refused is not None:  # the API server refuses it: pending for good
                     if self.scheduler.responsible_for(pod):
@@ -316,34 +319,35 @@ class SimCluster:
                     self.records[pod.uid] = PodRecord(pod.key, time=now)
                 self.scheduler.on_pod_add(pod)
             elif kind == _BOUND:
-                old, new = payload  # type: ignore[misc]
+                old, new = cast(tuple[Pod, Pod], payload)
                 self.scheduler.on_pod_update(old, new)
                 d = pod_duration(new)
                 if d is not None:
                     self._push(now + d, _FINISH, new)
             elif kind == _FINISH:
-                pod = payload  # type: ignore[assignment]
+                pod = cast(Pod, payload)
                 cur = self.pods.get(pod.uid)
-                if cur is pod or (cur is not None and cur.metadata.deletion_timestamp is not None
-                                  and cur.spec.node_name == pod.spec.node_name):
+                if cur is not None and (cur is pod or (cur.metadata.deletion_timestamp is not None
+                                                       and cur.spec.node_name
+                                                       == pod.spec.node_name)):
                     self._remove(cur)  # finished (also while terminating)
                     self.scheduler.on_pod_delete(cur)
             elif kind == _GONE:
-                pod = payload  # type: ignore[assignment]
+                pod = cast(Pod, payload)
                 if self.pods.get(pod.uid) is pod:
                     self._remove(pod)
                     self.scheduler.on_pod_delete(pod)
             elif kind == _STORAGE:
-                old, new = payload  # type: ignore[misc]
-                if old is None:
-                    self.scheduler.on_storage_object_add(new)
+                old_obj, new_obj = cast(tuple[Any, Any], payload)
+                if old_obj is None:
+                    self.scheduler.on_storage_object_add(new_obj)
                 else:
-                    self.scheduler.on_storage_object_update(old, new)
+                    self.scheduler.on_storage_object_update(old_obj, new_obj)
 
     def load(self) -> None:
         for node in self.scenario.nodes:
             self.scheduler.on_node_add(node)
-        pending: list[tuple[tuple, Pod]] = []
+        pending: list[tuple[tuple[float, bool, float, int], Pod]] = []
         for i, pod in enumerate(self.scenario.pods):
             if pod.spec.node_name:
                 if pod.status.phase in ("Succeeded", "Failed"):
@@ -443,7 +447,7 @@ class SimCluster:
     def _timeline_due(self) -> bool:
         return bool(self._timeline) and self._timeline[0][0] <= self.clock.now()
 
-    def utilisation(self) -> list[dict]:
+    def utilisation(self) -> list[dict[str, Any]]:
         out = []
         for name, ni in self.scheduler.cache.nodes.items():
             if ni.node is None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
 
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from kubesched.plugins.interpodaffinity.filtering import AffinityTerm, PodAffinityInfo
 
 TopologyPair = tuple[str, str]
+_T = TypeVar("_T")
 # A topology key's values per code of its factorized label column, with a trailing 0 for
 # code -1 (label absent), and the column's distinct values the codes index.
 ByCode = tuple[np.ndarray, list[str]]
@@ -124,7 +125,12 @@ class TopologyCounts(MutableMapping[TopologyPair, int]):
         b = self._base.get(key)
         return 0 if b is None else by_code_get(b, value)
 
-    def get(self, pair: TopologyPair, default: int | None = None) -> int | None:  # type: ignore[override]
+    @overload
+    def get(self, pair: TopologyPair, /) -> int | None: ...
+    @overload
+    def get(self, pair: TopologyPair, default: int | _T, /) -> int | _T: ...
+
+    def get(self, pair: TopologyPair, default: object = None, /) -> object:
         n = self._base_get(pair[0], pair[1]) if self._base else 0
         if self._delta:
             n += self._delta.get(pair, 0)
@@ -517,4 +523,4 @@ def _one(_item: Hashable) -> int:
 
 
 def _weight(item: Hashable) -> int:
-    return item[1]  # type: ignore[index,no-any-return]
+    return item[1]  # type: ignore[index]  # score items are (term, weight) pairs

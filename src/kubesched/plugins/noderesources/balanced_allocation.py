@@ -32,6 +32,7 @@ from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
+    ResourceSpec,
     is_best_effort,
     parse_resource_specs,
 )
@@ -115,7 +116,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             scorer_py=balanced_resource_scorer, scorer_np=balanced_resource_scorer_np)
 
     @property
-    def resources(self):
+    def resources(self) -> tuple[ResourceSpec, ...]:
         return self.scorer.resources
 
     # ------------------------------------------------------------------ PreScore

@@ -65,7 +65,7 @@ class CriticalPaths:
         return CriticalPaths([list(self.paths[0]), list(self.paths[1])])
 
     def as_tuples(self) -> tuple[tuple[str, int], tuple[str, int]]:
-        return (tuple(self.paths[0]), tuple(self.paths[1]))  # type: ignore[return-value]
+        return (tuple(self.paths[0]), tuple(self.paths[1]))
 
     def __repr__(self) -> str:
         return f"CriticalPaths({self.paths})"

@@ -144,13 +144,13 @@ def build_pre_score_state(pod: Pod, constraints: list[Constraint], nodes: Sequen
     count_subs = []
     for i in soft:
         plan = _count_plan(pod, constraints[i], keys, require_all_topologies, table, data)
-        reg1 = registered[i]
-        assert reg1 is not None
-        if reg1[plan.codes1].all():  # every domain of the rows is registered
+        reg = registered[i]
+        assert reg is not None
+        if reg[plan.codes1].all():  # every domain of the rows is registered
             count_rows.append(plan.rows)
             count_subs.append(plan.sub1)
         else:
-            keep = reg1[plan.sub1]
+            keep = reg[plan.sub1]
             count_rows.append(plan.rows[keep])
             count_subs.append(plan.sub1[keep])
     arrays = pc.counts([constraints[i].selector for i in soft], count_rows)

@@ -485,9 +485,9 @@ class VolumeBinder:
         positions: list[int] = []
         for pos, j in enumerate(others):
             pv = volumes[j]
-            rows = pv_affinity_rows(pv.spec.node_affinity, table)
+            pv_rows = pv_affinity_rows(pv.spec.node_affinity, table)
             excl = chosen.get(pv.metadata.name) if chosen else None
-            if rows is None:  # no node affinity: every row
+            if pv_rows is None:  # no node affinity: every row
                 if excl is None:
                     np.minimum(best, pos, out=best)
                     break  # later volumes can only lose to this one
@@ -496,9 +496,9 @@ class VolumeBinder:
                 np.minimum(best, allowed, out=best)
                 continue
             if excl is not None:
-                rows = rows[~np.isin(rows, excl)]
-            if len(rows):
-                parts.append(rows)
+                pv_rows = pv_rows[~np.isin(pv_rows, excl)]
+            if len(pv_rows):
+                parts.append(pv_rows)
                 positions.append(pos)
         if parts:
             r = np.concatenate(parts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -364,5 +365,5 @@ def topology_mask(terms: tuple[TopologySelectorTerm, ...], table: NodeTable,
     return out
 
 
-def claim_sort_key(pvc: PersistentVolumeClaim) -> object:
+def claim_sort_key(pvc: PersistentVolumeClaim) -> int | Fraction:
     return pvc.spec.request or 0
