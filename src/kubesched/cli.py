@@ -153,10 +153,10 @@ def _print_summary(result: SimResult) -> None:
               f"({result.wall_seconds:.2f} s wall, {result.virtual_seconds:g} s virtual, "
               f"{rate:.0f} pods/s)")
     if result.missing_node_pods:
-        shown = ", ".join(f"{k} ({n})" for k, n in list(result.missing_node_pods.items())[:5])
+        listed = ", ".join(f"{k} ({n})" for k, n in list(result.missing_node_pods.items())[:5])
         more = len(result.missing_node_pods) - 5
         con.print(Text(f"{len(result.missing_node_pods)} pod(s) bound to nodes the scenario "
-                       f"lacks, never run: {shown}" + (f" and {more} more" if more > 0 else "")))
+                       f"lacks, never run: {listed}" + (f" and {more} more" if more > 0 else "")))
     reasons = Counter(r.pending_reason() for r in result.pending)
     if reasons:
         t = Table(title="Pending pods by reason", show_lines=False)

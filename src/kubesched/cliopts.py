@@ -10,14 +10,13 @@ from typing import Any
 import click
 
 from kubesched.config.features import (
-    DEFAULT_VERSION,
-    SUPPORTED_VERSIONS,
     FeatureGates,
     parse_feature_gates,
     parse_version,
     unimplemented_warning,
 )
 from kubesched.errors import InputError
+from kubesched.releases import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
 
 def resolve_features(kubernetes_version: str | None, feature_gates: tuple[str, ...]

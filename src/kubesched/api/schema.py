@@ -223,7 +223,9 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
     is not one upstream or a registration knows. A known kind at an apiVersion the release
     does not serve, or a field of the wrong JSON type, is bad input (``InputError``)."""
     kind = doc.get("kind")
-    versions = schema.served.get(kind) if isinstance(kind, str) else None
+    if not isinstance(kind, str):
+        return None
+    versions = schema.served.get(kind)
     if not versions:
         return None
     api_version = doc.get("apiVersion")
