@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kubesched.api.selectors import (
-    EVERYTHING,
     Selector,
     SelectorError,
     compile_node_selector,
@@ -214,14 +213,11 @@ class InvariantChecker:
                                       f"{taint.effect}")
 
     def _node_selection(self, pod: Pod, node: Node) -> None:
-        if pod.spec.node_selector and not selector_from_set(pod.spec.node_selector).matches(
-                node.labels):
-            raise _Failed(NODE_SELECTOR, "nodeSelector does not match the node's labels")
-        aff = pod.spec.affinity
-        na = aff.node_affinity if aff is not None else None
-        if na is not None and na.required is not None and \
-                not compile_node_selector(na.required).matches(node):
-            raise _Failed(NODE_AFFINITY, "required node affinity does not match the node")
+        rule = _unselected(pod, node)
+        if rule == NODE_SELECTOR:
+            raise _Failed(rule, "nodeSelector does not match the node's labels")
+        if rule == NODE_AFFINITY:
+            raise _Failed(rule, "required node affinity does not match the node")
 
     @staticmethod
     def _host_ports(pod: Pod, on_node: list[Pod]) -> None:
@@ -304,15 +300,8 @@ class InvariantChecker:
 
     @staticmethod
     def _eligible(pod: Pod, node: Node, affinity_policy: str, taints_policy: str) -> bool:
-        if affinity_policy == "Honor":
-            if pod.spec.node_selector and not selector_from_set(
-                    pod.spec.node_selector).matches(node.labels):
-                return False
-            aff = pod.spec.affinity
-            na = aff.node_affinity if aff is not None else None
-            if na is not None and na.required is not None and \
-                    not compile_node_selector(na.required).matches(node):
-                return False
+        if affinity_policy == "Honor" and _unselected(pod, node) is not None:
+            return False
         if taints_policy == "Honor":
             for taint in node.spec.taints:
                 if taint.effect in _BLOCKING_EFFECTS and not any(
@@ -322,7 +311,7 @@ class InvariantChecker:
 
     def _spread_matches(self, pod: Pod, node_name: str, selector: Selector) -> int:
         # an empty selector ({}) counts no pod, though it matches the incoming one
-        if selector.nothing or selector is EVERYTHING or selector.empty():
+        if selector.nothing or selector.empty():
             return 0
         ns = pod.namespace
         return sum(1 for p in self._pods_on(node_name)
@@ -413,6 +402,20 @@ class InvariantChecker:
         for uid in stale:
             del self._anti[uid]
         return out
+
+
+def _unselected(pod: Pod, node: Node) -> str | None:
+    """The rule (nodeSelector, then required node affinity) by which ``node`` is not one the
+    pod selects; None when it is."""
+    if pod.spec.node_selector and not selector_from_set(pod.spec.node_selector).matches(
+            node.labels):
+        return NODE_SELECTOR
+    aff = pod.spec.affinity
+    na = aff.node_affinity if aff is not None else None
+    if na is not None and na.required is not None and \
+            not compile_node_selector(na.required).matches(node):
+        return NODE_AFFINITY
+    return None
 
 
 def _host_ports(pod: Pod) -> list[tuple[str, str, int]]:
