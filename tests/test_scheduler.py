@@ -19,7 +19,7 @@ def pod(name: str, extra_spec: str = "", extra_meta: str = "") -> str:
 
 
 def sim(text: str) -> SimCluster:
-    return SimCluster(load_scenario_text(text, "t.yaml"))
+    return SimCluster(load_scenario_text(text, "t.yaml"), check=True)
 
 
 def test_pods_for_other_schedulers_are_left_alone():
@@ -53,6 +53,6 @@ def test_percentage_100_scans_every_node_and_index_stays_put():
     from kubesched.config import load_config
 
     scen = load_scenario_text(nodes(150) + pod("a") + cfg, "t.yaml")
-    s = SimCluster(scen, load_config(scen.config))
+    s = SimCluster(scen, load_config(scen.config), check=True)
     s.run()
     assert s.scheduler.next_start_node_index == 0  # 150 processed of 150

@@ -101,18 +101,22 @@ def main() -> None:
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings (the API server's "
                    "Strict field validation).")
+@click.option("--check", is_flag=True,
+              help="Check invariants (room, ports, taints, affinity, spread, no double "
+                   "binding) at every binding; a violation ends the run with exit 1.")
 @decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
              placements_path: str | None, until: float | None, quiet: bool, strict: bool,
-             features: FeatureGates) -> None:
+             check: bool, features: FeatureGates) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
     from kubesched.backends.sim.cluster import SimCluster
+    from kubesched.backends.sim.invariants import InvariantViolation
 
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     check_output_path(placements_path, "--placements")
     try:
         scen, config = _load(paths, config_path, features, strict)
-        sim = SimCluster(scen, config, seed=seed)
+        sim = SimCluster(scen, config, seed=seed, check=check)
         sim.until = until
     except InputError as err:
         _fail_input(err)
@@ -122,14 +126,18 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         click.echo(f"Simulating the bundled example {BUNDLED_EXAMPLE} "
                    f"(others: {', '.join(_bundled_examples())})")
     n_pending = sum(1 for p in scen.pods if not p.spec.node_name)
-    if show and n_pending >= 500 and sys.stderr.isatty():
-        from rich.progress import Progress
+    try:
+        if show and n_pending >= 500 and sys.stderr.isatty():
+            from rich.progress import Progress
 
-        with Progress(transient=True) as bar:
-            task = bar.add_task("scheduling", total=n_pending)
-            result = sim.run(lambda done, _t: bar.update(task, completed=done))
-    else:
-        result = sim.run()
+            with Progress(transient=True) as bar:
+                task = bar.add_task("scheduling", total=n_pending)
+                result = sim.run(lambda done, _t: bar.update(task, completed=done))
+        else:
+            result = sim.run()
+    except InvariantViolation as v:
+        click.echo(str(v), err=True)
+        sys.exit(1)
     if placements_path:
         lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.records)
         if placements_path == "-":

@@ -78,7 +78,7 @@ def test_tiny_workload_runs_in_process():
     w = Workload("Tiny/10Nodes", 10, (PodOp("pod-default", 5, "namespace-1"),),
                  PodOp("pod-with-topology-spreading", 20, "namespace-2"),
                  zones=("a", "b"), threshold=1.0)
-    r = runner.run_workload(w)
+    r = runner.run_workload(w, check=True)
     assert r["status"] == "ok"
     assert (r["scheduled"], r["measured_pods"], r["attempts"]) == (20, 20, 20)
     assert r["attempt_latency_ms_p50"] is not None
@@ -93,7 +93,7 @@ def test_tiny_churn_workload_runs_isolated():
                                                    "churn/service-default"), 1000,
                                       "namespace-1"))
     seen = []
-    r = runner.run_isolated(w, lambda *a: seen.append(a))
+    r = runner.run_isolated(w, lambda *a: seen.append(a), check=True)
     assert r["status"] == "ok"
     assert r["scheduled"] == 30
     assert r["churn"] is not None

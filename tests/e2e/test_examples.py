@@ -16,14 +16,14 @@ def _example(name: str) -> str:
 
 
 def _placements(*args: str) -> dict[str, dict]:
-    res = CliRunner().invoke(main, ["simulate", *args, "--placements", "-"])
+    res = CliRunner().invoke(main, ["simulate", *args, "--check", "--placements", "-"])
     assert res.exit_code == 0, res.output
     lines = [json.loads(x) for x in res.output.splitlines() if x.startswith("{")]
     return {p["pod"]: p for p in lines}
 
 
 def test_quickstart_runs_with_no_argument():
-    res = CliRunner().invoke(main, ["simulate"])
+    res = CliRunner().invoke(main, ["simulate", "--check"])
     assert res.exit_code == 0, res.output
     assert "4 of 6 pods scheduled" in res.output
     assert "waiting for scheduling gates: [example.com/approval]" in res.output
@@ -118,6 +118,6 @@ def test_unknown_kind_is_skipped_with_a_warning(tmp_path):
     f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\n"
                  "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
                  "status: {capacity: {cpu: '1', memory: 1Gi, pods: '10'}}\n")
-    res = CliRunner().invoke(main, ["simulate", str(f), "--quiet"])
+    res = CliRunner().invoke(main, ["simulate", str(f), "--check", "--quiet"])
     assert res.exit_code == 0, res.output
     assert "Deployment" in res.output and "warning" in res.output

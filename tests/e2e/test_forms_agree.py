@@ -65,8 +65,8 @@ def scenario(seed: int) -> str:
 @pytest.mark.parametrize("seed", range(12))
 def test_batch_and_per_node_forms_place_alike(seed: int) -> None:
     text = scenario(seed)
-    fast = SimCluster(load_scenario_text(text, "t.yaml"), seed=seed).run()
+    fast = SimCluster(load_scenario_text(text, "t.yaml"), seed=seed, check=True).run()
     slow = SimCluster(load_scenario_text(text, "t.yaml"), seed=seed,
-                      registry=per_node_registry()).run()
+                      registry=per_node_registry(), check=True).run()
     assert [(r.key, r.node, r.attempts) for r in fast.records] == \
         [(r.key, r.node, r.attempts) for r in slow.records]

@@ -58,7 +58,7 @@ class CheckedSim(SimCluster):
 
 
 def simulate(text: str) -> tuple[CheckedSim, dict]:
-    sim = CheckedSim(load_scenario_text(text, "test.yaml"))
+    sim = CheckedSim(load_scenario_text(text, "test.yaml"), check=True)
     result = sim.run()
     return sim, {r.key: r for r in result.records}
 
@@ -169,7 +169,7 @@ def test_pod_naming_a_missing_priority_class_stays_pending():
     text = node("n1", "2") + pod("orphan", "1", priority_class="nope") + pod("ok", "1")
     sc = load_scenario_text(text, "test.yaml")
     assert any("no PriorityClass with name nope" in w for w in sc.warnings)
-    recs = {r.key: r for r in SimCluster(sc).run().records}
+    recs = {r.key: r for r in SimCluster(sc, check=True).run().records}
     orphan = recs["default/orphan"]
     assert orphan.node is None and orphan.attempts == 0
     assert orphan.message == 'pods "orphan" is forbidden: no PriorityClass with name nope was found'

@@ -20,7 +20,7 @@ def pod(name: str, cpu: str, *, node: str = "", annotations: dict | None = None)
 
 
 def run(text: str) -> dict:
-    result = SimCluster(load_scenario_text(text, "test.yaml")).run()
+    result = SimCluster(load_scenario_text(text, "test.yaml"), check=True).run()
     return {r.key: r for r in result.records}
 
 

@@ -95,3 +95,19 @@ def test_cli_simulate_ends_on_each_cause(tmp_path):
         assert out.returncode == 0, out.stderr
         lines = [json.loads(x) for x in out.stdout.splitlines()]
         assert lines and all(x["attempts"] <= 1 for x in lines)
+
+
+def test_a_binding_refused_every_cycle_ends():
+    # NodeResourcesFit disabled: "b" is placed where the simulated kubelet refuses it, an
+    # error each cycle; nothing else changes, so the run ends with that reason
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1",
+              "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+                  "multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}}]}
+    big = NODE.replace('cpu: "2"', 'cpu: "4"')
+    recs = run(big + pod("a", "3") + pod("b", "3"), config)
+    assert recs["default/a"].node == "n1"
+    b = recs["default/b"]
+    assert b.node is None and b.attempts == 1
+    assert b.message == ('running Bind plugin "DefaultBinder": pod default/b does not fit '
+                         "on node n1: insufficient cpu")

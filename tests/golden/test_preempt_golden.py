@@ -115,7 +115,7 @@ def test_explain_matches_upstream_preemption(path: Path) -> None:
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_simulator_preempts_as_upstream(path: Path) -> None:
     want = _want(path)
-    sim = SimCluster(load_golden(path), _config(), seed=3)
+    sim = SimCluster(load_golden(path), _config(), seed=3, check=True)
     deleted: list[tuple[str, str]] = []
     orig = sim.delete_pod
 

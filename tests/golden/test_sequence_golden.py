@@ -27,6 +27,6 @@ def test_sequence_matches_upstream(path: Path) -> None:
     else:
         config = default_config()
         config.percentage_of_nodes_to_score = 100
-    result = SimCluster(scenario, config).run()
+    result = SimCluster(scenario, config, check=True).run()
     got = {r.key: r.node for r in result.records}
     assert got == want["placements"]

@@ -121,7 +121,7 @@ def test_snapshot_loads_in_simulate_and_explain(double: ApiServerDouble, kubecon
     assert "skipping Pod default/bad" in res.output
     text = out.read_text()
     assert "managedFields" not in text and "done" not in text
-    res = CliRunner().invoke(main, ["simulate", str(out), "--placements", "-"])
+    res = CliRunner().invoke(main, ["simulate", str(out), "--check", "--placements", "-"])
     assert res.exit_code == 0, res.output
     placed = {json.loads(x)["pod"]: json.loads(x)["node"] for x in res.output.splitlines()
               if x.startswith("{")}

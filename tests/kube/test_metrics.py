@@ -20,8 +20,8 @@ def _sample(metrics: SchedulerMetrics, name: str, labels: dict[str, str] | None 
 
 
 def test_simulator_with_metrics_makes_the_same_decisions() -> None:
-    plain = SimCluster(load_scenario([_example()]), seed=3).run()
-    sim = SimCluster(load_scenario([_example()]), seed=3)
+    plain = SimCluster(load_scenario([_example()]), seed=3, check=True).run()
+    sim = SimCluster(load_scenario([_example()]), seed=3, check=True)
     m = SchedulerMetrics(plugin_sample_every=1)
     m.instrument(sim.scheduler)
     result = sim.run()
@@ -54,7 +54,7 @@ def test_simulator_with_metrics_makes_the_same_decisions() -> None:
 
 
 def test_plugin_metrics_are_sampled() -> None:
-    sim = SimCluster(load_scenario([_example()]), seed=3)
+    sim = SimCluster(load_scenario([_example()]), seed=3, check=True)
     m = SchedulerMetrics()  # one cycle in ten, as upstream
     m.instrument(sim.scheduler)
     result = sim.run()

@@ -136,7 +136,7 @@ spec:{nn}
 
 def run(text: str, seed: int = 0) -> tuple[SimCluster, dict]:
     sc = load_scenario_text(text)
-    sim = SimCluster(sc, seed=seed)
+    sim = SimCluster(sc, seed=seed, check=True)
     res = sim.run()
     return sim, {r.key.split("/")[1]: r for r in res.records}
 
@@ -227,7 +227,7 @@ def test_attach_limit_freed_when_a_pod_finishes() -> None:
 def test_claim_added_later_requeues_only_its_pods() -> None:
     text = HEADER + node("n1", "a") + local_pv("pv-1", "n1")
     text += pod("wants-late", "late") + pod("wants-other", "other")
-    sim = SimCluster(load_scenario_text(text))
+    sim = SimCluster(load_scenario_text(text), check=True)
     sim.load()
     sim.run_until_idle()
     q = sim.scheduler.queue
@@ -295,7 +295,7 @@ def _check_invariants(sim: SimCluster, bound_to: dict[str, str]) -> None:
 def test_random_simulations_keep_volume_invariants() -> None:
     for seed in range(25):
         sc = load_scenario_text(_random_scenario(seed))
-        sim = SimCluster(sc, seed=seed)
+        sim = SimCluster(sc, seed=seed, check=True)
         # bound pods and their nodes, seen as each binding happens
         bound_to: dict[str, str] = {}
         rwop_users: dict[str, int] = {}

@@ -132,7 +132,7 @@ def preemption_available() -> bool:
 # ---------------------------------------------------------------------------- the cluster
 
 
-def build_cluster(w: Workload) -> Any:
+def build_cluster(w: Workload, *, check: bool = False) -> Any:
     """A SimCluster with the workload's nodes, namespaces and configuration."""
     from kubesched.api.parse import make_namespace, parse_node
     from kubesched.api.scenario import Scenario
@@ -149,7 +149,7 @@ def build_cluster(w: Workload) -> Any:
         config = load_config({"apiVersion": API_VERSION, "kind": KIND,
                               "percentageOfNodesToScore": w.percentage_of_nodes_to_score},
                              f"<{w.name}>")
-    return SimCluster(scenario, config)
+    return SimCluster(scenario, config, check=check)
 
 
 def make_pods(template: str, count: int, namespace: str, start: int = 0) -> list[Any]:
@@ -192,6 +192,7 @@ class Churn:
         self.created += 1
         if template == CHURN_NODE:
             node = parse_node(churn_node(i))
+            sim.nodes[node.name] = node  # the simulated API server's, as SimCluster.load
             sim.scheduler.on_node_add(node)
             return "node", node
         if template == CHURN_SERVICE:
@@ -207,6 +208,7 @@ class Churn:
         sim = self.sim
         self.deleted += 1
         if kind == "node":
+            sim.nodes.pop(obj.name, None)
             sim.scheduler.on_node_delete(obj)
         elif kind == "service":
             services = sim.scheduler.handle.objects.get("Service") or []
@@ -237,14 +239,15 @@ class _Throttle:
 
 def run_workload(w: Workload, report: Progress | None = None, *,
                  profile_path: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
-    """Run one workload in this process and return its result record."""
+                 timeout: float = DEFAULT_TIMEOUT, check: bool = False) -> dict[str, Any]:
+    """Run one workload in this process and return its result record (``check``: with the
+    simulator's invariant checker, which raises InvariantViolation)."""
     if w.needs_preemption and not preemption_available():
         return _record(w, status=NEEDS_PREEMPTION)
     progress = _Throttle(report)
     t_setup = time.perf_counter()
     progress("setup", 0, w.nodes, force=True)
-    sim = build_cluster(w)
+    sim = build_cluster(w, check=check)
     sim.load()
     setup_seconds = time.perf_counter() - t_setup
 
@@ -267,7 +270,7 @@ def run_workload(w: Workload, report: Progress | None = None, *,
         import cProfile
 
         prof = cProfile.Profile()
-    out = _measure(sim, w, measured, progress, prof, timeout)
+    out = _measure(sim, w, measured, progress, prof, timeout, check)
     if prof is not None and profile_path:
         prof.dump_stats(profile_path)
     return _record(w, setup_seconds=setup_seconds, init_seconds=init_seconds,
@@ -275,7 +278,7 @@ def run_workload(w: Workload, report: Progress | None = None, *,
 
 
 def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
-             prof: Any, timeout: float) -> dict[str, Any]:
+             prof: Any, timeout: float, check: bool = False) -> dict[str, Any]:
     sched = sim.scheduler
     queue = sched.queue
     clock = sim.clock
@@ -329,6 +332,8 @@ def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
             s = perf()
             ok = schedule_one()
             e = perf()
+            if check and sim.violation is not None:
+                raise sim.violation
             q = popped[0]
             if q is not None and q.pod.metadata.namespace == ns:
                 latencies.append(e - s)

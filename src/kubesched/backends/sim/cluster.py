@@ -29,8 +29,9 @@ from kubesched.api.storage import (
     resource_version_int,
     storage_index,
 )
-from kubesched.api.types import Pod, PodCondition
+from kubesched.api.types import Node, Pod, PodCondition
 from kubesched.backends.base import BindError
+from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.framework.interface import Plugin
@@ -85,9 +86,11 @@ class SimResult:
 
 class SimCluster:
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration | None = None,
-                 *, seed: int = 0, registry: dict[str, type[Plugin]] | None = None) -> None:
+                 *, seed: int = 0, registry: dict[str, type[Plugin]] | None = None,
+                 check: bool = False) -> None:
         self.scenario = scenario
         self.clock = VirtualClock()
+        self.nodes: dict[str, Node] = {}  # the API server's nodes
         self.pods: dict[str, Pod] = {}
         self.records: dict[str, PodRecord] = {}
         self.event_counts: dict[str, int] = {}
@@ -102,6 +105,10 @@ class SimCluster:
         self._changes = 0
         self._failed_at: dict[str, int] = {}  # uid -> _changes at its last failed attempt
         self.until: float | None = None  # bound on virtual time (``simulate --until``)
+        # --check: every binding is judged before it is applied; the first violation ends
+        # the run (raised from run_until_idle: the binder turns exceptions into statuses)
+        self.checker = InvariantChecker(self) if check else None
+        self.violation: InvariantViolation | None = None
         self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
                                    registry=registry, recorder=self)
         h = self.scheduler.handle
@@ -115,6 +122,14 @@ class SimCluster:
 
     def bind(self, pod: Pod, node_name: str) -> None:
         current = self.pods.get(pod.uid)
+        if self.checker is not None:
+            # before the refusals below: a double binding or an overcommit is the
+            # scheduler's fault even though the API server / kubelet would refuse it
+            v = self.checker.check(current if current is not None else pod, node_name)
+            if v is not None:
+                if self.violation is None:
+                    self.violation = v
+                raise v
         if current is None:
             raise BindError(f'pods "{pod.name}" not found')
         if current.spec.node_name:
@@ -135,6 +150,8 @@ class SimCluster:
         self._changes += 1
         self._on_node.setdefault(node_name, set()).add(pod.uid)
         self._bound += 1
+        if self.checker is not None:
+            self.checker.bound(bound, node_name)
         self._push(self.clock.now(), _BOUND, (current, bound))  # ...watchers hear of it next
 
     # PersistentVolumes and claims: the API server's update, then what the PV controller and
@@ -273,6 +290,10 @@ class SimCluster:
                 return f"insufficient {r}"
         return ""
 
+    def pods_on_node(self, node_name: str) -> set[str]:
+        """uids of the pods bound to ``node_name`` (terminating ones included)."""
+        return self._on_node.get(node_name, set())
+
     def _remove(self, pod: Pod) -> None:
         """The pod leaves the API server (finished, deleted, gone after its grace period)."""
         del self.pods[pod.uid]
@@ -346,6 +367,7 @@ class SimCluster:
 
     def load(self) -> None:
         for node in self.scenario.nodes:
+            self.nodes[node.name] = node
             self.scheduler.on_node_add(node)
         pending: list[tuple[tuple[float, bool, float, int], Pod]] = []
         for i, pod in enumerate(self.scenario.pods):
@@ -391,7 +413,10 @@ class SimCluster:
         bound = 0
         while True:
             self._apply_due()
-            if sched.schedule_one():
+            scheduled = sched.schedule_one()
+            if self.violation is not None:
+                raise self.violation
+            if scheduled:
                 if progress is not None:
                     n = self.bound_count
                     if n != bound:
