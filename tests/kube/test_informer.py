@@ -231,3 +231,26 @@ def test_exec_credential_plugin_auth(double: ApiServerDouble, tmp_path: Any) -> 
     with pytest.raises(ApiError) as e:
         KubeClient.load(str(kc)).request("GET", "/api/v1/nodes")
     assert e.value.status == 401
+
+
+def test_objects_the_api_server_admitted_are_kept_when_our_validation_refuses_them(
+        double: ApiServerDouble, client: KubeClient, caplog: pytest.LogCaptureFixture
+        ) -> None:
+    """The API server has already accepted what arrives: kubesched's validation only logs."""
+    odd = pod("odd")
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+              "labelSelector": {"matchLabels": {"app": "x"}}}
+    odd["spec"]["topologySpreadConstraints"] = [spread, spread]
+    double.create(odd)
+    rec = Recorder()
+    with caplog.at_level("WARNING", logger="kubesched.kube.informer"):
+        inf = start(client, PODS, rec)
+        try:
+            assert inf.synced.wait(5)
+            wait_until(lambda: "odd" in rec.state, what="the pod")
+        finally:
+            inf.stop()
+            inf.join(5)
+    assert not rec.errors
+    assert any("fails kubesched's validation (kept)" in r.getMessage()
+               and "Duplicate value" in r.getMessage() for r in caplog.records)

@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kubesched.api.validation.registry import validate_object
 from kubesched.backends.kube.client import ApiError, KubeClient, WatchStream
 from kubesched.backends.kube.resources import ResourceSpec
 from kubesched.errors import InputError
@@ -236,6 +237,12 @@ class Informer:
             if old_obj is not None:
                 self.handler.on_delete(self.spec, old_obj)
             return
+        try:
+            validate_object(self.spec.kind, raw)
+        except InputError as e:
+            # the API server admitted it (an older release's rules, or a validation kubesched
+            # has wrong): say so, and schedule it all the same
+            log.warning("%s %s fails kubesched's validation (kept): %s", self.spec.kind, key, e)
         try:
             new_obj = self.spec.decode(raw)
         except (InputError, ValueError, TypeError, KeyError, AttributeError) as e:
