@@ -12,6 +12,7 @@ from kubesched.api.types import Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import PostFilterDecide
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FitError
 from kubesched.scheduler import Scheduler
@@ -126,17 +127,17 @@ def decide_post_filter(fwk: Any, state: CycleState, pod: Pod, n2s: Any
     nominated: str | None = None
     reasons: list[str] = []
     for p in fwk.post_filter:
-        decide = getattr(p, "decide", None)
-        if decide is None:
-            raise InputError(f"PostFilter plugin {p.name} cannot be asked without acting",
+        name: str = p.name
+        if not isinstance(p, PostFilterDecide):
+            raise InputError(f"PostFilter plugin {name} cannot be asked without acting",
                              obj=f"profile {fwk.profile_name}")
-        res = decide(state, pod, n2s)
+        res = p.decide(state, pod, n2s)
         st = res.status
         victims = [v.key for v in res.candidate.victims.pods] if res.candidate else []
         if st.is_success() or st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
             return res.nominated, victims, st
         if not st.is_rejected():
-            return None, [], Status(Code.ERROR, st.reasons, p.name)
+            return None, [], Status(Code.ERROR, st.reasons, name)
         if res.nominated is not None:
             nominated = res.nominated
         reasons.extend(st.reasons)

@@ -24,13 +24,8 @@ kubesched's own ``kubesched_dry_run_decisions_total{result}``,
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-
-from kubesched.framework.status import CODE_NAMES, Status
 
 if TYPE_CHECKING:
     from kubesched.scheduler import Scheduler
@@ -43,45 +38,8 @@ def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
 
 
 # extension point -> Framework method, and how to read a status out of its return value
-_FRAMEWORK_POINTS: dict[str, str] = {
-    "PreFilter": "run_pre_filter",
-    "Filter": "filter_batch",
-    "PostFilter": "run_post_filter",
-    "PreScore": "run_pre_score",
-    "Score": "run_score",
-    "Reserve": "run_reserve",
-    "Permit": "run_permit",
-    "PreBind": "run_pre_bind",
-    "Bind": "run_bind",
-    "PostBind": "run_post_bind",
-}
 
 # plugin method -> extension point label
-_PLUGIN_METHODS: dict[str, str] = {
-    "pre_filter": "PreFilter",
-    "filter_batch": "Filter",
-    "filter": "Filter",
-    "post_filter": "PostFilter",
-    "pre_score": "PreScore",
-    "score_batch": "Score",
-    "score": "Score",
-    "normalize_score": "ScoreExtensionNormalize",
-    "reserve": "Reserve",
-    "unreserve": "Unreserve",
-    "permit": "Permit",
-    "pre_bind": "PreBind",
-    "bind": "Bind",
-    "post_bind": "PostBind",
-}
-
-
-def _status_label(ret: Any) -> str:
-    st = ret
-    if isinstance(ret, tuple):
-        st = next((x for x in ret if isinstance(x, Status)), None)
-    if isinstance(st, Status):
-        return CODE_NAMES.get(st.code, "Success")
-    return "Success"
 
 
 class SchedulerMetrics:
@@ -155,6 +113,7 @@ class SchedulerMetrics:
         self._qpis: dict[str, tuple[int, float | None]] = {}
         self._cycles = 0
         self._deletes = 0
+        self._deletes_before = 0
 
     # ------------------------------------------------------------------ direct recording
 
@@ -176,98 +135,45 @@ class SchedulerMetrics:
 
     def instrument(self, sched: Scheduler) -> None:
         """Record ``sched``'s attempts, algorithm, extension points and (sampled) plugins;
-        export its queue and cache sizes at scrape time."""
+        export its queue and cache sizes at scrape time. The scheduler and its frameworks
+        report to this object (they wrap their plugins' calls for it once, here)."""
         self._sched = sched
-        sched.metrics = self  # type: ignore[attr-defined]
-        queue = sched.queue
-        pop = queue.pop
-
-        @functools.wraps(pop)
-        def timed_pop() -> Any:
-            qpi = pop()
-            if qpi is not None:
-                uid = qpi.pod.uid
-                self._starts[uid] = time.perf_counter()
-                self._qpis[uid] = (qpi.attempts, qpi.initial_attempt_timestamp)
-            return qpi
-
-        queue.pop = timed_pop  # type: ignore[method-assign]
-
-        algo = sched.schedule_pod
-
-        @functools.wraps(algo)
-        def timed_algorithm(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return algo(*args, **kwargs)
-            finally:
-                self.algorithm_duration.observe(time.perf_counter() - t0)
-
-        sched.schedule_pod = timed_algorithm  # type: ignore[method-assign]
+        sched.observer = self
         sched.recorder = _ChainRecorder(sched.recorder, self)
         for fwk in sched.profiles.values():
-            self._instrument_framework(fwk)
+            fwk.set_observer(self)
         self.registry.register(_QueueCollector(sched))
 
-    def _instrument_framework(self, fwk: Any) -> None:
-        profile = getattr(fwk, "profile_name", "")
-        hist = self.extension_point_duration
-        for point, meth in _FRAMEWORK_POINTS.items():
-            fn = getattr(fwk, meth, None)
-            if fn is None:
-                continue
-            setattr(fwk, meth, self._wrap_point(fn, point, profile, hist))
-        for p in (getattr(fwk, "plugins", None) or {}).values():
-            for meth, point in _PLUGIN_METHODS.items():
-                fn = getattr(p, meth, None)
-                if fn is None or not callable(fn):
-                    continue
-                try:
-                    setattr(p, meth, self._wrap_plugin(fn, p.name, point))
-                except (AttributeError, TypeError):
-                    break  # slotted plugin: not instrumented
+    # the scheduler's hooks
 
-    def _wrap_point(self, fn: Callable[..., Any], point: str, profile: str, hist: Any
-                    ) -> Callable[..., Any]:
-        metrics = self
+    def popped(self, qpi: Any) -> None:
+        uid = qpi.pod.uid
+        self._starts[uid] = time.perf_counter()
+        self._qpis[uid] = (qpi.attempts, qpi.initial_attempt_timestamp)
 
-        @functools.wraps(fn)
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            if point == "PreFilter" and args:
-                metrics._cycles += 1
-                state = args[0]
-                if metrics._cycles % metrics.plugin_sample_every == 0:
-                    with contextlib.suppress(AttributeError):
-                        state.record_plugin_metrics = True
-            if point == "PostFilter":
-                metrics.preemption_attempts.inc()
-                before = metrics._deletes
-            t0 = time.perf_counter()
-            ret = fn(*args, **kwargs)
-            hist.labels(point, _status_label(ret), profile).observe(time.perf_counter() - t0)
-            if point == "PostFilter":
-                victims = metrics._deletes - before
-                if victims:
-                    metrics.preemption_victims.observe(victims)
-            return ret
+    def algorithm_done(self, seconds: float) -> None:
+        self.algorithm_duration.observe(seconds)
 
-        return timed
+    # the frameworks' hooks (framework.observer.Observer)
 
-    def _wrap_plugin(self, fn: Callable[..., Any], plugin: str, point: str
-                     ) -> Callable[..., Any]:
-        hist = self.plugin_duration
+    def sample_cycle(self) -> bool:
+        self._cycles += 1
+        return self._cycles % self.plugin_sample_every == 0
 
-        @functools.wraps(fn)
-        def sampled(*args: Any, **kwargs: Any) -> Any:
-            state = args[0] if args else None
-            if not getattr(state, "record_plugin_metrics", False):
-                return fn(*args, **kwargs)
-            t0 = time.perf_counter()
-            ret = fn(*args, **kwargs)
-            hist.labels(plugin, point, _status_label(ret)).observe(time.perf_counter() - t0)
-            return ret
+    def point_started(self, point: str) -> None:
+        if point == "PostFilter":
+            self.preemption_attempts.inc()
+            self._deletes_before = self._deletes
 
-        return sampled
+    def point_done(self, point: str, profile: str, status: str, seconds: float) -> None:
+        self.extension_point_duration.labels(point, status, profile).observe(seconds)
+        if point == "PostFilter":
+            victims = self._deletes - self._deletes_before
+            if victims:
+                self.preemption_victims.observe(victims)
+
+    def plugin_done(self, plugin: str, point: str, status: str, seconds: float) -> None:
+        self.plugin_duration.labels(plugin, point, status).observe(seconds)
 
     # ------------------------------------------------------------------ recorder side
 

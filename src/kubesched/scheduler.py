@@ -12,6 +12,7 @@ import copy
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -63,6 +64,14 @@ class Recorder(Protocol):
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None: ...
 
 
+class SchedulerObserver(Protocol):
+    """Timing hooks for metrics: a pod popped for a cycle, the algorithm's duration."""
+
+    def popped(self, qpi: QueuedPodInfo) -> None: ...
+
+    def algorithm_done(self, seconds: float) -> None: ...
+
+
 @dataclass(slots=True)
 class CycleResult:
     """What one filter+score pass found (also what ``explain`` reports)."""
@@ -91,6 +100,7 @@ class Scheduler:
         self.backend = backend
         self.clock = clock
         self.recorder = recorder
+        self.observer: SchedulerObserver | None = None  # metrics (kubesched.metrics)
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
@@ -204,6 +214,8 @@ class Scheduler:
         qpi = self.queue.pop()
         if qpi is None:
             return False
+        if self.observer is not None:
+            self.observer.popped(qpi)
         pod = qpi.pod
         fwk = self.profiles.get(pod.spec.scheduler_name)
         if fwk is None:
@@ -232,8 +244,14 @@ class Scheduler:
     def _scheduling_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                           cycle: int) -> tuple[ScheduleResult | None, Pod | None]:
         pod = qpi.pod
+        # (wall-clock durations for metrics only: no decision reads them)
+        t0 = time.perf_counter() if self.observer is not None else 0.0
         try:
-            result = self.schedule_pod(fwk, state, pod)
+            try:
+                result = self.schedule_pod(fwk, state, pod)
+            finally:
+                if self.observer is not None:
+                    self.observer.algorithm_done(time.perf_counter() - t0)
         except FitError as fe:
             nominated: str | None = ""  # no PostFilter plugin: clear the nomination
             if fwk.post_filter:
@@ -419,7 +437,7 @@ class Scheduler:
         of the nodes passed on the way are recorded, as a sequential upstream scan would."""
         snap = self.snapshot
         nominated = self._nominated_rows(pod)
-        batch_all = all(hasattr(p, "filter_batch") for p in fwk.filter
+        batch_all = all(p.name in fwk.batch_filters for p in fwk.filter
                         if p.name not in state.skip_filter)
         chunk = len(order) if batch_all else max(to_find, 64)
         found: list[np.ndarray] = []

@@ -170,8 +170,17 @@ def test_zero_weight_becomes_one():
 def test_out_of_range_normalized_score_is_an_error():
     from kubesched.framework.interface import PluginError
 
-    fwk = framework([], [("Flat", 1)])
-    fwk.score[0].score = lambda *a: 101  # type: ignore[method-assign]
+    class TooHigh(ScorePlugin):
+        name = "TooHigh"
+
+        def score(self, state, pod, node_info):
+            return 101
+
+    REGISTRY["TooHigh"] = TooHigh
+    try:
+        fwk = framework([], [("TooHigh", 1)])
+    finally:
+        del REGISTRY["TooHigh"]
     with pytest.raises(PluginError, match="invalid score 101"):
         fwk.run_score(CycleState(), POD, snapshot(2), np.arange(2))
 
@@ -215,7 +224,10 @@ def test_reserve_rejection_and_error_wrapping():
     ok = P("a", None)
     rej = P("b", unschedulable("no room"))
     err = P("c", Status(Code.ERROR, ("boom",)))
-    st = _first_failure([ok, rej, err], "Reserve", lambda p: p.st)
+    def calls(*plugins):
+        return [(p, p) for p in plugins]  # (plugin, its method): here the plugin itself
+
+    st = _first_failure(calls(ok, rej, err), "Reserve", lambda p: p.st)
     assert (st.code, st.plugin, st.reasons) == (Code.UNSCHEDULABLE, "b", ("no room",))
-    st = _first_failure([ok, err], "PreBind", lambda p: p.st)
+    st = _first_failure(calls(ok, err), "PreBind", lambda p: p.st)
     assert st.code == Code.ERROR and st.reasons == ('running PreBind plugin "c": boom',)

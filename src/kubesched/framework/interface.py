@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, overload, runtime_checkable
 
 import numpy as np
 
@@ -169,11 +169,10 @@ class PreFilterPlugin(Plugin):
 
 
 class FilterPlugin(Plugin):
+    """Filter, per node (the batch form is the optional ``FilterBatch``)."""
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         raise NotImplementedError
-
-    # Optional batch form; subclasses define it:
-    # def filter_batch(self, state, pod, snapshot, idx: np.ndarray) -> BatchStatus
 
 
 class PostFilterPlugin(Plugin):
@@ -189,14 +188,10 @@ class PreScorePlugin(Plugin):
 
 
 class ScorePlugin(Plugin):
+    """Score, per node (optional: ``ScoreBatch``, ``NormalizeScore``)."""
+
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         raise NotImplementedError
-
-    # Optional batch form:
-    # def score_batch(self, state, pod, snapshot, idx: np.ndarray) -> np.ndarray (int64)
-
-    # Optional: def normalize_score(self, state, pod, scores: np.ndarray) -> np.ndarray
-    # (one form: scores of all scored nodes, in order; returns the normalized array)
 
 
 class ReservePlugin(Plugin):
@@ -229,9 +224,49 @@ class PostBindPlugin(Plugin):
         raise NotImplementedError
 
 
-class EnqueueExtensions:
-    def events_to_register(self) -> list[ClusterEventWithHint]:
-        raise NotImplementedError
+# ---------------------------------------------------------------- optional capabilities
+# A plugin has one of these by defining its method; the framework resolves them once per
+# plugin when a profile is built (``isinstance`` against the Protocol), never at call sites.
+
+
+@runtime_checkable
+class FilterBatch(Protocol):
+    """Filter's batch form: verdicts for the node-table rows ``idx`` at once."""
+
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                     ) -> BatchStatus: ...
+
+
+@runtime_checkable
+class ScoreBatch(Protocol):
+    """Score's batch form: int64 raw scores for the node-table rows ``idx``."""
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                    ) -> np.ndarray: ...
+
+
+@runtime_checkable
+class NormalizeScore(Protocol):
+    """ScoreExtensions.NormalizeScore: the scores of every scored node, in order, to 0–100."""
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: np.ndarray
+                        ) -> np.ndarray: ...
+
+
+@runtime_checkable
+class EnqueueExtensions(Protocol):
+    """The cluster events (with queueing hints) that may make a rejected pod schedulable;
+    a plugin without it is woken by every event, as upstream."""
+
+    def events_to_register(self) -> list[ClusterEventWithHint]: ...
+
+
+@runtime_checkable
+class FrameworkAware(Protocol):
+    """A plugin that drives the framework itself (DefaultPreemption's dry runs): handed
+    its profile's framework once that is built."""
+
+    def set_framework(self, framework: Any) -> None: ...
 
 
 EXTENSION_POINTS: dict[str, type] = {
@@ -252,3 +287,11 @@ EXTENSION_POINTS: dict[str, type] = {
 
 def implements(plugin_cls: type, point: str) -> bool:
     return issubclass(plugin_cls, EXTENSION_POINTS[point])
+
+
+@runtime_checkable
+class PostFilterDecide(Protocol):
+    """A PostFilter plugin that can say what it would do without doing it (``explain``):
+    the result has ``status``, ``nominated`` and ``candidate`` (with ``victims.pods``)."""
+
+    def decide(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus) -> Any: ...

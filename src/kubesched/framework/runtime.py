@@ -7,10 +7,13 @@ node's status, as upstream.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -22,10 +25,14 @@ from kubesched.framework.handle import Handle
 from kubesched.framework.interface import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    BatchStatus,
     BindPlugin,
     EnqueueExtensions,
+    FilterBatch,
     FilterPlugin,
+    FrameworkAware,
     NodeList,
+    NormalizeScore,
     Plugin,
     PluginError,
     PostBindPlugin,
@@ -37,15 +44,43 @@ from kubesched.framework.interface import (
     PreScorePlugin,
     QueueSortPlugin,
     ReservePlugin,
+    ScoreBatch,
     ScorePlugin,
     implements,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.observer import Observer, instrumented, status_label
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
 
 log = logging.getLogger(__name__)
+
+FilterCall = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
+BatchCall = Callable[[CycleState, Pod, Snapshot, np.ndarray], BatchStatus]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _point(name: str) -> Callable[[F], F]:
+    """An extension point's duration and status, reported to the framework's observer."""
+
+    def deco(fn: F) -> F:
+        @functools.wraps(fn)
+        def run(self: Framework, *args: Any) -> Any:
+            obs = self.observer
+            if obs is None:
+                return fn(self, *args)
+            obs.point_started(name)
+            t0 = time.perf_counter()
+            ret = fn(self, *args)
+            obs.point_done(name, self.profile_name, status_label(ret),
+                           time.perf_counter() - t0)
+            return ret
+
+        return run  # type: ignore[return-value]  # same signature as fn
+
+    return deco
 
 NOT_YET_IMPLEMENTED: frozenset[str] = frozenset()
 
@@ -115,7 +150,8 @@ class Framework:
 
         def get(name: str) -> Plugin:
             if name not in instances:
-                instances[name] = registry[name](profile.plugin_config.get(name), handle)
+                instances[name] = construct(registry[name], profile.plugin_config.get(name),
+                                            handle)
             return instances[name]
 
         def at(point: str) -> list[Any]:
@@ -143,10 +179,49 @@ class Framework:
             raise InputError("at least one bind plugin is needed",
                              obj=f"profile {self.profile_name}", field="plugins.bind")
         self.plugins = instances
+        self.observer: Observer | None = None
+        self._resolve()
         for p in instances.values():  # plugins that drive the framework (DefaultPreemption)
-            attach = getattr(p, "set_framework", None)
-            if attach is not None:
-                attach(self)
+            if isinstance(p, FrameworkAware):
+                p.set_framework(self)
+
+    def set_observer(self, observer: Observer | None) -> None:
+        """Record extension-point and (sampled) plugin durations from now on: every
+        plugin call is resolved again, wrapped as upstream's instrumented plugins."""
+        self.observer = observer
+        self._resolve()
+
+    def _resolve(self) -> None:
+        """Each plugin's calls at each extension point, its optional capabilities looked
+        up once (the batch forms, NormalizeScore), instrumented when observed."""
+        obs = self.observer
+
+        def call(p: Plugin, fn: Any, point: str) -> Any:
+            return fn if obs is None else instrumented(fn, p.name, point, obs)
+
+        self._pre_filter_calls = [(p, call(p, p.pre_filter, "PreFilter"))
+                                  for p in self.pre_filter]
+        self._filter_calls: list[tuple[FilterPlugin, FilterCall, BatchCall | None]] = [
+            (p, call(p, p.filter, "Filter"),
+             call(p, p.filter_batch, "Filter") if isinstance(p, FilterBatch) else None)
+            for p in self.filter]
+        self.batch_filters = frozenset(p.name for p, _f, b in self._filter_calls
+                                       if b is not None)
+        self._post_filter_calls = [(p, call(p, p.post_filter, "PostFilter"))
+                                   for p in self.post_filter]
+        self._pre_score_calls = [(p, call(p, p.pre_score, "PreScore")) for p in self.pre_score]
+        self._score_calls = [
+            (p, call(p, p.score, "Score"),
+             call(p, p.score_batch, "Score") if isinstance(p, ScoreBatch) else None,
+             call(p, p.normalize_score, "ScoreExtensionNormalize")
+             if isinstance(p, NormalizeScore) else None)
+            for p in self.score]
+        self._reserve_calls = [(p, call(p, p.reserve, "Reserve"),
+                                call(p, p.unreserve, "Unreserve")) for p in self.reserve]
+        self._permit_calls = [(p, call(p, p.permit, "Permit")) for p in self.permit]
+        self._pre_bind_calls = [(p, call(p, p.pre_bind, "PreBind")) for p in self.pre_bind]
+        self._bind_calls = [(p, call(p, p.bind, "Bind")) for p in self.bind]
+        self._post_bind_calls = [(p, call(p, p.post_bind, "PostBind")) for p in self.post_bind]
 
     # ------------------------------------------------------------------ queue
 
@@ -170,14 +245,17 @@ class Framework:
 
     # ------------------------------------------------------------------ PreFilter
 
+    @_point("PreFilter")
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                        ) -> tuple[PreFilterResult, Status, list[str]]:
         """(merged result, status, sorted names of plugins that narrowed the node set)."""
         result = PreFilterResult()
         with_nodes: list[str] = []
         returned = Status()
-        for p in self.pre_filter:
-            res, st = p.pre_filter(state, pod, snapshot)
+        if self.observer is not None:
+            state.record_plugin_metrics = self.observer.sample_cycle()
+        for p, pre_filter in self._pre_filter_calls:
+            res, st = pre_filter(state, pod, snapshot)
             if st is not None and st.is_skip():
                 state.skip_filter.add(p.name)
                 continue
@@ -228,10 +306,10 @@ class Framework:
 
     def run_filter(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
         """All Filter plugins on one node (per-node form); stops at the first failure."""
-        for p in self.filter:
+        for p, filter_one, _batch in self._filter_calls:
             if p.name in state.skip_filter:
                 continue
-            st = p.filter(state, pod, ni)
+            st = filter_one(state, pod, ni)
             if st is not None and not st.is_success():
                 if not st.is_rejected():
                     st = Status(Code.ERROR,
@@ -264,6 +342,7 @@ class Framework:
             self._run_add_pod(state_out, pod, p, ni_out)
         return True, state_out, ni_out
 
+    @_point("Filter")
     def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                      idx: np.ndarray) -> FilterOutcome:
         """All Filter plugins on the nodes ``idx`` (rows of the node table), without
@@ -274,16 +353,16 @@ class Framework:
         reason_ids = np.zeros(n, dtype=np.int32)
         reasons: list[tuple[str, ...]] = []
         alive = np.arange(n)
-        for pi, p in enumerate(self.filter):
+        for pi, (p, filter_one, batch) in enumerate(self._filter_calls):
             if p.name in state.skip_filter or len(alive) == 0:
                 continue
             sub = idx[alive]
-            batch = getattr(p, "filter_batch", None)
             if batch is not None:
                 res = batch(state, pod, snapshot, sub)
                 res_codes, res_rids, res_reasons = res.codes, res.reason_ids, res.reasons
             else:
-                res_codes, res_rids, res_reasons = self._loop_filter(p, state, pod, snapshot, sub)
+                res_codes, res_rids, res_reasons = self._loop_filter(filter_one, state, pod,
+                                                                     snapshot, sub)
             failed = res_codes != 0
             if not failed.any():
                 continue
@@ -302,15 +381,16 @@ class Framework:
         return FilterOutcome(codes, plugin, reason_ids, reasons)
 
     @staticmethod
-    def _loop_filter(p: FilterPlugin, state: CycleState, pod: Pod, snapshot: Snapshot,
-                     sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
+    def _loop_filter(filter_one: Callable[[CycleState, Pod, NodeInfo], Status | None],
+                     state: CycleState, pod: Pod, snapshot: Snapshot, sub: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
         codes = np.zeros(len(sub), dtype=np.int8)
         rids = np.zeros(len(sub), dtype=np.int32)
         reasons: list[tuple[str, ...]] = []
         seen: dict[tuple[str, ...], int] = {}
         infos = snapshot.node_infos
         for k, i in enumerate(sub.tolist()):
-            st = p.filter(state, pod, infos[i])
+            st = filter_one(state, pod, infos[i])
             if st is None or st.is_success():
                 continue
             codes[k] = st.code
@@ -323,13 +403,14 @@ class Framework:
 
     # ------------------------------------------------------------------ PostFilter
 
+    @_point("PostFilter")
     def run_post_filter(self, state: CycleState, pod: Pod, n2s: NodeToStatus
                         ) -> tuple[str | None, Status]:
         nominated: str | None = None
         reasons: list[str] = []
         rejector = ""
-        for p in self.post_filter:
-            node, st = p.post_filter(state, pod, n2s)
+        for p, post_filter in self._post_filter_calls:
+            node, st = post_filter(state, pod, n2s)
             if st.is_success():
                 return node, st
             if st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -347,9 +428,10 @@ class Framework:
     def has_score(self) -> bool:
         return bool(self.score)
 
+    @_point("PreScore")
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> None:
-        for p in self.pre_score:
-            st = p.pre_score(state, pod, nodes)
+        for p, pre_score in self._pre_score_calls:
+            st = pre_score(state, pod, nodes)
             if st is None or st.is_success():
                 continue
             if st.is_skip():
@@ -357,21 +439,20 @@ class Framework:
                 continue
             raise PluginError(f'running PreScore plugin "{p.name}": {st.message()}')
 
+    @_point("Score")
     def run_score(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                   idx: np.ndarray) -> ScoreOutcome:
         names: list[str] = []
         rows: list[np.ndarray] = []
-        for p in self.score:
+        for p, score_one, batch, norm in self._score_calls:
             if p.name in state.skip_score:
                 continue
-            batch = getattr(p, "score_batch", None)
             if batch is not None:
                 raw = np.asarray(batch(state, pod, snapshot, idx), dtype=np.int64)
             else:
                 infos = snapshot.node_infos
-                raw = np.fromiter((p.score(state, pod, infos[i]) for i in idx.tolist()),
+                raw = np.fromiter((score_one(state, pod, infos[i]) for i in idx.tolist()),
                                   dtype=np.int64, count=len(idx))
-            norm = getattr(p, "normalize_score", None)
             if norm is not None:
                 raw = np.asarray(norm(state, pod, raw), dtype=np.int64)
             if len(raw) and (raw.min() < MIN_NODE_SCORE or raw.max() > MAX_NODE_SCORE):
@@ -389,20 +470,22 @@ class Framework:
 
     # ------------------------------------------------------------------ Reserve .. PostBind
 
+    @_point("Reserve")
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
-        return _first_failure(self.reserve, "Reserve",
-                              lambda p: p.reserve(state, pod, node))
+        return _first_failure([(p, r) for p, r, _u in self._reserve_calls], "Reserve",
+                              lambda fn: fn(state, pod, node))
 
     def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
-        for p in reversed(self.reserve):
-            p.unreserve(state, pod, node)
+        for _p, _reserve, unreserve in reversed(self._reserve_calls):
+            unreserve(state, pod, node)
 
+    @_point("Permit")
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> tuple[Status, float]:
         """Success, a rejection, or Wait with the shortest timeout asked for."""
         waiting = False
         timeout = float("inf")
-        for p in self.permit:
-            st, t = p.permit(state, pod, node)
+        for p, permit in self._permit_calls:
+            st, t = permit(state, pod, node)
             if st is None or st.is_success():
                 continue
             if st.is_rejected():
@@ -418,34 +501,60 @@ class Framework:
             return Status(Code.WAIT), timeout
         return Status(), 0.0
 
+    @_point("PreBind")
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
-        return _first_failure(self.pre_bind, "PreBind",
-                              lambda p: p.pre_bind(state, pod, node))
+        return _first_failure(self._pre_bind_calls, "PreBind", lambda fn: fn(state, pod, node))
 
+    @_point("Bind")
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         """The first bind plugin that does not Skip binds; Skip if all skipped."""
-        for p in self.bind:
-            st = p.bind(state, pod, node)
+        for p, bind in self._bind_calls:
+            st = bind(state, pod, node)
             if st is not None and st.is_skip():
                 continue
-            return _first_failure([p], "Bind", _returning(st))
+            return _first_failure([(p, bind)], "Bind", _returning(st))
         return Status(Code.SKIP)
 
+    @_point("PostBind")
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
-        for p in self.post_bind:
-            p.post_bind(state, pod, node)
+        for _p, post_bind in self._post_bind_calls:
+            post_bind(state, pod, node)
+
+
+def construct(cls: type[Plugin], args: dict[str, Any] | None, handle: Handle) -> Plugin:
+    """A plugin instance, whatever its constructor takes: nothing, ``args`` (its
+    pluginConfig args), ``handle``, or both, by those names; ``args`` and ``handle`` are
+    set on it either way."""
+    params = inspect.signature(cls).parameters
+    kwargs: dict[str, Any] = {}
+    if "args" in params:
+        kwargs["args"] = args
+    if "handle" in params:
+        kwargs["handle"] = handle
+    try:
+        plugin = cls(**kwargs)
+    except InputError:
+        raise
+    except Exception as e:
+        raise InputError(f"plugin {cls.name or cls.__name__} could not be built: "
+                         f"{type(e).__name__}: {e}") from None
+    if "args" not in params or getattr(plugin, "args", None) is None:
+        plugin.args = args or {}
+    if "handle" not in params or getattr(plugin, "handle", None) is None:
+        plugin.handle = handle
+    return plugin
 
 
 def _returning(st: Status | None) -> Callable[[Any], Status | None]:
-    return lambda _p: st
+    return lambda _fn: st
 
 
-def _first_failure(plugins: Sequence[Any], point: str,
+def _first_failure(calls: Sequence[tuple[Any, Any]], point: str,
                    call: Callable[[Any], Status | None]) -> Status:
-    """Run ``call`` on each plugin until one fails: a rejection keeps its code, anything
-    else becomes an Error naming the plugin, as upstream's Run*Plugins do."""
-    for p in plugins:
-        st = call(p)
+    """Run ``call`` on each (plugin, its method) until one fails: a rejection keeps its
+    code, anything else becomes an Error naming the plugin, as upstream's Run*Plugins do."""
+    for p, fn in calls:
+        st = call(fn)
         if st is not None and not st.is_success():
             if not st.is_rejected():
                 st = Status(Code.ERROR, (f'running {point} plugin "{p.name}": {st.message()}',))
