@@ -34,7 +34,8 @@ def _example_path(name: str) -> str:
 
 
 def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: FeatureGates,
-          strict: bool = False) -> tuple[Scenario, SchedulerConfiguration]:
+          strict: bool = False, plugins: dict[str, type] | None = None
+          ) -> tuple[Scenario, SchedulerConfiguration]:
     from kubesched.api.scenario import load_scenario
     from kubesched.config import default_config, load_config, load_config_file
 
@@ -48,6 +49,7 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
     else:
         config = default_config()
     config.features = features
+    config.out_of_tree = plugins or {}
     return scenario, config
 
 
@@ -107,7 +109,7 @@ def main() -> None:
 @decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
              placements_path: str | None, until: float | None, quiet: bool, strict: bool,
-             check: bool, features: FeatureGates) -> None:
+             check: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
     from kubesched.backends.sim.cluster import SimCluster
     from kubesched.backends.sim.invariants import InvariantViolation
@@ -115,7 +117,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     check_output_path(placements_path, "--placements")
     try:
-        scen, config = _load(paths, config_path, features, strict)
+        scen, config = _load(paths, config_path, features, strict, plugins)
         sim = SimCluster(scen, config, seed=seed, check=check)
         sim.until = until
     except InputError as err:
@@ -202,14 +204,14 @@ def _pct(used: int, alloc: int) -> str:
               help="Unknown fields in the scenario are errors, not warnings.")
 @decision_options
 def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str,
-            strict: bool, features: FeatureGates) -> None:
+            strict: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
     """Why a pending pod goes where it goes, or why it fits nowhere."""
     from kubesched.explain import explain as run_explain
 
     if "/" not in pod_key:
         _fail_input(InputError("--pod must be NAMESPACE/NAME", value=pod_key))
     try:
-        scen, config = _load(scenario, config_path, features, strict)
+        scen, config = _load(scenario, config_path, features, strict, plugins)
         out = run_explain(scen, config, pod_key)
     except InputError as err:
         _fail_input(err)

@@ -38,14 +38,24 @@ def resolve_features(kubernetes_version: str | None, feature_gates: tuple[str, .
 
 
 def decision_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``--kubernetes-version`` and ``--feature-gates``; the command receives them resolved
-    as one ``features: FeatureGates`` argument. Every deciding command takes this decorator
-    (below ``@command``), so they all parse and refuse the flags the same way."""
+    """``--kubernetes-version``, ``--feature-gates`` and ``--plugin``; the command receives
+    them resolved as ``features: FeatureGates`` and ``plugins`` (out-of-tree plugin classes
+    by name, for ``SchedulerConfiguration.out_of_tree``). Every deciding command takes this
+    decorator (below ``@command``), so they all parse and refuse the flags the same way."""
 
     @functools.wraps(f)
     def wrapper(*args: Any, kubernetes_version: str | None, feature_gates: tuple[str, ...],
-                **kwargs: Any) -> Any:
-        return f(*args, features=resolve_features(kubernetes_version, feature_gates), **kwargs)
+                plugin_specs: tuple[str, ...], **kwargs: Any) -> Any:
+        from kubesched.plugins.loading import out_of_tree_plugins
+
+        features = resolve_features(kubernetes_version, feature_gates)
+        return f(*args, features=features, plugins=out_of_tree_plugins(plugin_specs),
+                 **kwargs)
+
+    wrapper = click.option(
+        "--plugin", "plugin_specs", multiple=True, metavar="MODULE:CLASS|FILE.py:CLASS",
+        help="Register an out-of-tree plugin (repeatable); profiles enable it by its name. "
+             "Installed packages' 'kubesched.plugins' entry points are registered too.")(wrapper)
 
     wrapper = click.option(
         "--feature-gates", "feature_gates", multiple=True, metavar="NAME=BOOL,...",

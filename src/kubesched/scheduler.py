@@ -106,7 +106,8 @@ class Scheduler:
         self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
                              rng=random.Random(seed), parallelism=self.config.parallelism,
                              features=self.config.features)
-        reg = registry if registry is not None else in_tree_registry()
+        reg = dict(registry if registry is not None else in_tree_registry())
+        reg.update(self.config.out_of_tree)
         pct = self.config.percentage_of_nodes_to_score
         self.profiles: dict[str, Framework] = {
             p.scheduler_name: Framework(p, reg, self.handle, pct) for p in self.config.profiles}

@@ -173,6 +173,9 @@ class SchedulerConfiguration:
     # Not a KubeSchedulerConfiguration field (upstream has none either): the release and
     # gates chosen by --kubernetes-version / --feature-gates, which the whole core reads.
     features: FeatureGates = field(default_factory=FeatureGates)
+    # Nor is this: out-of-tree plugin classes by name (--plugin, entry points), which the
+    # profiles enable like in-tree ones.
+    out_of_tree: dict[str, type] = field(default_factory=dict)
     source: str = field(default="<config>", compare=False, repr=False)
 
     @property

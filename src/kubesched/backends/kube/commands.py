@@ -108,7 +108,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
                 burst: int | None, leader_elect: bool | None, lease_name: str | None,
                 lease_namespace: str | None, identity: str | None, request_timeout: float,
                 shutdown_timeout: float, log_format: str, verbose: int,
-                features: FeatureGates) -> None:
+                features: FeatureGates, plugins: dict[str, type]) -> None:
     """Schedule a live cluster's pods whose schedulerName names a kubesched profile."""
     from kubesched.backends.kube import logs
 
@@ -118,6 +118,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
         _fail(str(e))
         return
     config.features = features
+    config.out_of_tree = plugins
     if address:
         from kubesched.backends.kube.server import parse_address
 
