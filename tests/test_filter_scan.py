@@ -11,7 +11,7 @@ import pytest
 
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.clock import VirtualClock
-from kubesched.explain import _ReadOnlyBackend
+from kubesched.explain import ReadOnlyBackend
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.types import Diagnosis
 from kubesched.scheduler import Scheduler, num_feasible_nodes_to_find
@@ -31,7 +31,7 @@ def _pod(rng: random.Random, name: str, node: str = "", prio: int = 0) -> dict:
 @pytest.mark.parametrize("seed", range(40))
 def test_scan_matches_sequential_per_node_scan(seed: int) -> None:
     rng = random.Random(seed)
-    sched = Scheduler(_ReadOnlyBackend(), VirtualClock())
+    sched = Scheduler(ReadOnlyBackend(), VirtualClock())
     n = rng.choice([5, 30, 150])
     for i in range(n):
         spec = {}

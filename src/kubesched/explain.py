@@ -18,7 +18,7 @@ from kubesched.framework.types import FitError
 from kubesched.scheduler import Scheduler
 
 
-class _ReadOnlyBackend:
+class ReadOnlyBackend:
     """explain never changes anything: any write is a bug."""
 
     def bind(self, pod: Pod, node_name: str) -> None:
@@ -63,7 +63,7 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
     if refused is not None:
         raise InputError(f"pod {pod_key} can never be scheduled: the API server refuses it "
                          f"({refused})", obj=f"Pod {pod_key}")
-    sched = Scheduler(_ReadOnlyBackend(), VirtualClock(), config)
+    sched = Scheduler(ReadOnlyBackend(), VirtualClock(), config)
     sched.handle.objects = scenario.objects
     sched.handle.namespaces = scenario.namespaces
     fwk = sched.profiles.get(target.spec.scheduler_name)

@@ -24,7 +24,7 @@ import pytest
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.clock import VirtualClock
 from kubesched.config import default_config
-from kubesched.explain import _ReadOnlyBackend, explain, find_target
+from kubesched.explain import ReadOnlyBackend, explain, find_target
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.preemption.util import MAX_INT32, earliest_pod_start_time
@@ -56,7 +56,7 @@ def _all_candidates(path: Path) -> dict[str, tuple[list[str], int, tuple]]:
     #PDB violations, the five criteria scores)."""
     sc = load_golden(path)
     target = find_target(sc, TARGET)
-    sched = Scheduler(_ReadOnlyBackend(), VirtualClock(), _config())
+    sched = Scheduler(ReadOnlyBackend(), VirtualClock(), _config())
     sched.handle.objects = sc.objects
     for n in sc.nodes:
         sched.cache.add_node(n)

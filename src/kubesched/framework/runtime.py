@@ -528,7 +528,7 @@ def construct(cls: type[Plugin], args: dict[str, Any] | None, handle: Handle) ->
     params = inspect.signature(cls).parameters
     kwargs: dict[str, Any] = {}
     if "args" in params:
-        kwargs["args"] = args
+        kwargs["args"] = args if args is not None else {}  # no pluginConfig: empty args
     if "handle" in params:
         kwargs["handle"] = handle
     try:
