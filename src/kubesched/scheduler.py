@@ -38,12 +38,14 @@ from kubesched.framework.types import (
     QueuedPodInfo,
     ScheduleResult,
 )
+from kubesched.framework.waiting import WaitingPod, WaitingPods
 from kubesched.queue import SchedulingQueue
 from kubesched.queue.cluster_events import le_priority_pre_check, pod_scheduling_properties_change
 
 log = logging.getLogger(__name__)
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
+_PERMIT_WAIT = "kubesched.io/permit-wait"  # CycleState key: the waiting plugins' timeouts
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 EVENT_MESSAGE_LIMIT = 1024
 
@@ -186,6 +188,7 @@ class Scheduler:
         else:
             self.pending.pop(pod.uid, None)
             self.queue.delete(pod)
+            self.handle.reject_waiting_pod(pod.uid)  # its binding cycle fails, forgetting it
             if pod.status.nominated_node_name:
                 self.queue.move_all_to_active_or_backoff(
                     ev.ASSIGNED_POD_DELETE, pod, None, le_priority_pre_check(pod.priority))
@@ -211,7 +214,10 @@ class Scheduler:
     # ------------------------------------------------------------------ schedule_one
 
     def schedule_one(self) -> bool:
-        """One scheduling attempt; False when no pod was ready to pop."""
+        """One step: the outcomes of pods waiting at Permit if any came (binding cycles or
+        failures), else one scheduling attempt; False when there was nothing to do."""
+        if self._process_waiting():
+            return True
         qpi = self.queue.pop()
         if qpi is None:
             return False
@@ -233,14 +239,69 @@ class Scheduler:
         state = CycleState()
         cycle = self.queue.scheduling_cycle
         result, assumed = self._scheduling_cycle(fwk, state, qpi, cycle)
-        if result is not None and assumed is not None:
-            if self.binding_runner is None:
-                self._binding_cycle(fwk, state, qpi, result, assumed, cycle)
-            else:
-                r, a = result, assumed
-                self.binding_runner(
-                    lambda: self._binding_cycle(fwk, state, qpi, r, a, cycle))
+        if result is None or assumed is None:
+            return True
+        r, a = result, assumed
+        timeouts = state.read(_PERMIT_WAIT)
+        if timeouts:  # parked at Permit: the binding cycle waits for the outcome
+            state.delete(_PERMIT_WAIT)
+            self.waiting.add(a, r.suggested_host, timeouts, self.clock.now(),
+                             lambda wp: self._after_wait(fwk, state, qpi, r, a, cycle, wp))
+            return True
+        self._start_binding_cycle(fwk, state, qpi, r, a, cycle)
         return True
+
+    def _start_binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                             result: ScheduleResult, assumed: Pod, cycle: int) -> None:
+        if self.binding_runner is None:
+            self._binding_cycle(fwk, state, qpi, result, assumed, cycle)
+        else:
+            self.binding_runner(
+                lambda: self._binding_cycle(fwk, state, qpi, result, assumed, cycle))
+
+    # ------------------------------------------------------------------ Permit Wait
+
+    @property
+    def waiting(self) -> WaitingPods:
+        return self.handle.waiting_pods
+
+    def _process_waiting(self) -> bool:
+        """Time out waiting pods whose deadline passed, then act on every outcome known,
+        in the order they came (WaitOnPermit returning, in upstream's binding goroutine)."""
+        waiting = self.waiting
+        if not len(waiting):
+            return False
+        waiting.expire(self.clock.now())
+        done = waiting.take_resolved()
+        for wp, then in done:
+            then(wp)
+        return bool(done)
+
+    def next_waiting_deadline(self) -> float | None:
+        """When a pod waiting at Permit next times out (backends wake up for it)."""
+        return self.waiting.next_deadline()
+
+    def _after_wait(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                    result: ScheduleResult, assumed: Pod, cycle: int, wp: WaitingPod) -> None:
+        st = wp.status or Status()
+        if st.is_success():
+            self._start_binding_cycle(fwk, state, qpi, result, assumed, cycle)
+            return
+        # handleBindingCycleError: unreserve, forget (an AssignedPodDelete for the others,
+        # after the failure handler has requeued this pod), then the failure as a FitError
+        # over the one node
+        node = result.suggested_host
+        fwk.run_unreserve(state, assumed, node)
+        forgot = self.cache.is_assumed(assumed)
+        if forgot:
+            self.cache.forget_pod(assumed)
+        if not st.is_rejected():
+            st = Status(Code.ERROR, (f"waiting on permit for pod: {st.message()}",), st.plugin)
+        self._fail_on_node(fwk, qpi, st, node, cycle)
+        if forgot:
+            uid = assumed.uid
+            self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, assumed, None,
+                                                     lambda p: p.uid != uid)
 
     def _scheduling_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                           cycle: int) -> tuple[ScheduleResult | None, Pod | None]:
@@ -280,8 +341,10 @@ class Scheduler:
             self.cache.forget_pod(assumed)
             self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
             return None, None
-        st, _timeout = fwk.run_permit(state, assumed, result.suggested_host)
-        if not st.is_success() and st.code != Code.WAIT:
+        st, timeouts = fwk.run_permit(state, assumed, result.suggested_host)
+        if st.code == Code.WAIT:
+            state.write(_PERMIT_WAIT, timeouts)
+        elif not st.is_success():
             fwk.run_unreserve(state, assumed, result.suggested_host)
             self.cache.forget_pod(assumed)
             self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
@@ -302,7 +365,6 @@ class Scheduler:
     def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                        result: ScheduleResult, assumed: Pod, cycle: int) -> None:
         node = result.suggested_host
-        # Permit Wait is not parked in the synchronous core: no in-tree plugin waits.
         with self.lock:
             self.queue.done(assumed.uid)
         st = fwk.run_pre_bind(state, assumed, node)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.waiting import WaitingPod, WaitingPods
 
 if TYPE_CHECKING:
     from kubesched.api.types import Pod
@@ -31,10 +32,28 @@ class Handle:
     # The release decided as and its effective feature gates (--kubernetes-version,
     # --feature-gates): plugins and the queue branch on ``features.enabled("Name")``.
     features: FeatureGates = DEFAULT_FEATURE_GATES
+    # pods parked at Permit (Scheduler fills it in; plugins allow or reject them)
+    waiting_pods: WaitingPods = field(default_factory=WaitingPods)
 
     @property
     def kubernetes_version(self) -> str:
         return self.features.version
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        for wp in self.waiting_pods:
+            callback(wp)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        wp = self.waiting_pods.get(uid)
+        return wp if wp is not None and wp.status is None else None
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Reject a waiting pod (upstream: when the pod is deleted); False if none."""
+        wp = self.get_waiting_pod(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         if self.nominated_pods is None:

@@ -53,6 +53,7 @@ from kubesched.framework.observer import Observer, instrumented, status_label
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
+from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -480,26 +481,27 @@ class Framework:
             unreserve(state, pod, node)
 
     @_point("Permit")
-    def run_permit(self, state: CycleState, pod: Pod, node: str) -> tuple[Status, float]:
-        """Success, a rejection, or Wait with the shortest timeout asked for."""
-        waiting = False
-        timeout = float("inf")
+    def run_permit(self, state: CycleState, pod: Pod, node: str
+                   ) -> tuple[Status, dict[str, float]]:
+        """Success, a rejection, or Wait with each waiting plugin's timeout (capped at
+        upstream's maxTimeout), as RunPermitPlugins."""
+        timeouts: dict[str, float] = {}
         for p, permit in self._permit_calls:
             st, t = permit(state, pod, node)
             if st is None or st.is_success():
                 continue
             if st.is_rejected():
                 st.plugin = p.name
-                return st, 0.0
+                return st, {}
             if st.code == Code.WAIT:
-                waiting = True
-                timeout = min(timeout, t)
+                timeouts[p.name] = min(float(t), MAX_TIMEOUT_SECONDS)
                 continue
             return Status(Code.ERROR,
-                          (f'running Permit plugin "{p.name}": {st.message()}',), p.name), 0.0
-        if waiting:
-            return Status(Code.WAIT), timeout
-        return Status(), 0.0
+                          (f'running Permit plugin "{p.name}": {st.message()}',), p.name), {}
+        if timeouts:
+            return Status(Code.WAIT, ("one or more plugins asked to wait and no plugin "
+                                      f'rejected pod "{pod.name}"',)), timeouts
+        return Status(), {}
 
     @_point("PreBind")
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:

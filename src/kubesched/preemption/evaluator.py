@@ -382,8 +382,12 @@ class Evaluator:
             for victim in c.victims.pods:
                 if victim.metadata.deletion_timestamp is not None:
                     continue  # graceful deletion already started
-                backend.update_pod_status(victim, cond, None)
-                backend.delete_pod(victim, f"preempted by {pod.key}")
+                waiting = self.handle.get_waiting_pod(victim.uid)
+                if waiting is not None:  # parked at Permit: rejected, not deleted
+                    waiting.reject(self.plugin_name, "preempted")
+                else:
+                    backend.update_pod_status(victim, cond, None)
+                    backend.delete_pod(victim, f"preempted by {pod.key}")
                 backend.record_event(victim, "Normal", "Preempted",
                                      f"Preempted by pod {pod.uid} on node {c.name}")
         except Exception as e:  # a backend failure is this cycle's error, not a crash

@@ -311,6 +311,8 @@ class SimCluster:
         if rec is None:
             return
         rec.attempts += 1
+        if pod.uid not in self.pods:
+            return  # deleted meanwhile (during its cycle, or waiting): its fate is that
         rec.time = self.clock.now()
         if node is not None:
             rec.node = node
@@ -397,10 +399,15 @@ class SimCluster:
         self.load()
         self.run_until_idle(progress)
         wall = time.perf_counter() - start
+        waiting = self.scheduler.waiting
         for uid, rec in self.records.items():
             pod = self.pods.get(uid)
             if rec.node is None and pod is not None:
                 rec.gates = pod.spec.scheduling_gates
+                wp = waiting.get(uid)
+                if wp is not None:  # the run ended (--until) while it waited
+                    rec.message = (f"waiting at Permit on node {wp.node} for "
+                                   f"{', '.join(sorted(wp.pending))}")
         return SimResult(list(self.records.values()), self.utilisation(), wall,
                          self.clock.now(), dict(self.event_counts),
                          dict(self.scenario.missing_node_pods))
@@ -446,6 +453,9 @@ class SimCluster:
         expiry = self.scheduler.queue.next_backoff_expiry()
         if expiry is not None:
             candidates.append(max(expiry, self.clock.now()))
+        deadline = self.scheduler.next_waiting_deadline()  # a pod waiting at Permit times out
+        if deadline is not None:
+            candidates.append(max(deadline, self.clock.now()))
         if not candidates:
             return None
         t = min(candidates)
@@ -463,7 +473,7 @@ class SimCluster:
         failed against the cluster as it is now: retrying cannot change anything, and a pod
         that errors every cycle (no nodes, a plugin error) would otherwise be retried forever
         as its backoff expires."""
-        if self._timeline:
+        if self._timeline or len(self.scheduler.waiting):
             return False
         queue = self.scheduler.queue
         return all(self._failed_at.get(q.pod.uid) == self._changes
