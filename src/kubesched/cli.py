@@ -158,8 +158,10 @@ def _print_summary(result: SimResult) -> None:
     con = Console()
     n = len(result.records)
     rate = result.scheduled / result.wall_seconds if result.wall_seconds > 0 else 0.0
+    evicted = len(result.evicted)
     con.print(f"[bold]{result.scheduled}[/] of {n} pods scheduled, "
-              f"[bold]{n - result.scheduled}[/] pending "
+              f"[bold]{n - result.scheduled - evicted}[/] pending "
+              + (f"and [bold]{evicted}[/] evicted " if evicted else "") +
               f"({result.wall_seconds:.2f} s wall, {result.virtual_seconds:g} s virtual, "
               f"{rate:.0f} pods/s)")
     if result.missing_node_pods:

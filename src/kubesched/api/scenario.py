@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from kubesched.api.faults import KIND as FAULT_KIND
+from kubesched.api.faults import Fault, parse_fault, validate_fault
 from kubesched.api.parse import (
     locate_error,
     make_namespace,
@@ -37,6 +39,7 @@ from kubesched.api.types import (
     ObjectMeta,
     Pod,
     PriorityClass,
+    Toleration,
 )
 from kubesched.api.validation.registry import validate_object
 from kubesched.errors import InputError
@@ -62,13 +65,21 @@ GENERIC_KINDS: dict[str, bool] = {
     "ReplicaSet": True,
     "ReplicationController": True,
     "StatefulSet": True,
+    "Job": True,
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
-    {"Node", "Namespace", "PriorityClass"} | {k for k, ns in GENERIC_KINDS.items() if not ns})
+    {"Node", "Namespace", "PriorityClass", FAULT_KIND}
+    | {k for k, ns in GENERIC_KINDS.items() if not ns})
 
 #: the kinds that create pods (kubesched does not run them yet)
 CONTROLLER_KINDS = ("ReplicaSet", "ReplicationController", "StatefulSet")
+
+#: the DefaultTolerationSeconds admission plugin's taints and its default (its
+#: --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds)
+TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
+TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
+DEFAULT_TOLERATION_SECONDS = 300
 
 #: other kinds parsed into typed objects (``api.policy``).
 TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget}
@@ -96,6 +107,8 @@ class Scenario:
     admission_errors: dict[str, str] = field(default_factory=dict)
     # Pods bound to a node the scenario does not hold: pod key → that node's name.
     missing_node_pods: dict[str, str] = field(default_factory=dict)
+    # kind: Fault documents, in file order (the simulator sorts them by time)
+    faults: list[Fault] = field(default_factory=list)
 
 
 def _annotation_seconds(pod: Pod, key: str) -> float | None:
@@ -187,6 +200,8 @@ class _ScenarioBuilder:
             self._add_generic(kind, doc, source)
         elif kind == CONFIG_KIND:
             self._add_config(doc, source)
+        elif kind == FAULT_KIND:
+            self._add_fault(doc, source)
         else:
             md = doc.get("metadata")
             md = md if isinstance(md, dict) else {}
@@ -223,7 +238,8 @@ class _ScenarioBuilder:
 
     @staticmethod
     def _reads(kind: str) -> bool:
-        return kind in ("Node", "Pod", "Namespace", "PriorityClass") or kind in GENERIC_KINDS
+        return (kind in ("Node", "Pod", "Namespace", "PriorityClass", FAULT_KIND)
+                or kind in GENERIC_KINDS)
 
     def _check_new(self, exists: bool, kind: str, meta: ObjectMeta, source: str) -> None:
         if exists:
@@ -243,6 +259,7 @@ class _ScenarioBuilder:
         except InputError as e:
             raise e.located(file=source) from None
         self._pod_keys.add(pod.key)
+        default_toleration_seconds(pod)
         self.sc.pods.append(pod)
 
     def _add_generic(self, kind: str, doc: dict[str, Any], source: str) -> None:
@@ -258,6 +275,18 @@ class _ScenarioBuilder:
         obj = (parser(doc, source=source) if parser is not None
                else GenericObject(kind=kind, metadata=meta, raw=doc))
         self.sc.objects[kind].append(obj)
+
+    def _add_fault(self, doc: dict[str, Any], source: str) -> None:
+        # validated even when the API server's validation is only warned about: a fault
+        # that is kept must be one the simulator can carry out
+        try:
+            validate_fault(doc)
+        except InputError as e:
+            raise locate_error(e, FAULT_KIND, doc, False).located(file=source) from None
+        fault = parse_fault(doc, source)
+        self._check_new(any(f.name == fault.name for f in self.sc.faults), FAULT_KIND,
+                        ObjectMeta(name=fault.name), source)
+        self.sc.faults.append(fault)
 
     def _add_config(self, doc: dict[str, Any], source: str) -> None:
         api_version = doc.get("apiVersion")
@@ -281,11 +310,24 @@ class _ScenarioBuilder:
             if ns and ns not in sc.namespaces:
                 sc.namespaces[ns] = make_namespace(ns)
         self._resolve_priorities()
+        self._check_fault_targets()
         self._warn_controllers()
         self._warn_missing_nodes()
         assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
                                      sc.objects["StorageClass"])
         return sc
+
+    def _check_fault_targets(self) -> None:
+        """A fault names objects of the scenario (a typo would otherwise do nothing)."""
+        pods = self._pod_keys
+        for f in self.sc.faults:
+            for fld, value, known, what in (("spec.node", f.node, self._node_names, "Node"),
+                                            ("spec.boundTo", f.bound_to, self._node_names,
+                                             "Node"),
+                                            ("spec.pod", f.pod, pods, "Pod")):
+                if value is not None and value not in known:
+                    raise InputError(f"no {what} {value} in the scenario", file=f.source,
+                                     obj=f.ref, field=fld, value=value)
 
     def _warn_controllers(self) -> None:
         """Controllers' replicas are not created yet: say so rather than run short."""
@@ -357,6 +399,22 @@ class _ScenarioBuilder:
                 continue
             if spec.preemption_policy is None:
                 spec.preemption_policy = policy
+
+
+def default_toleration_seconds(pod: Pod) -> None:
+    """The DefaultTolerationSeconds admission plugin: a pod that does not tolerate the
+    not-ready / unreachable NoExecute taints itself gets tolerations for them, for 300 s (so
+    the taint manager evicts it 300 s after its node goes NotReady)."""
+    not_ready = unreachable = False
+    for t in pod.spec.tolerations:
+        if t.effect in ("NoExecute", ""):
+            not_ready |= t.key in (TAINT_NODE_NOT_READY, "")
+            unreachable |= t.key in (TAINT_NODE_UNREACHABLE, "")
+    added = tuple(Toleration(key, "Exists", "", "NoExecute", DEFAULT_TOLERATION_SECONDS)
+                  for key, has in ((TAINT_NODE_NOT_READY, not_ready),
+                                   (TAINT_NODE_UNREACHABLE, unreachable)) if not has)
+    if added:
+        pod.spec.tolerations = (*pod.spec.tolerations, *added)
 
 
 def _short(v: Any) -> Any:

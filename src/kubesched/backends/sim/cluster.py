@@ -3,6 +3,9 @@
 It plays the API server's part for the scheduler core: it delivers object events (node and
 pod adds, pod arrivals at their arrival time, bindings, pods finishing after their duration)
 and applies what the scheduler asks for (bindings, status patches, events) as timed events.
+It also plays the controllers a scheduler lives with: the scenario's faults (``kind:
+Fault``), the taint manager, and pod controllers replacing the pods that go
+(``faults.py``, ``controllers.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from kubesched.api.faults import Fault
 from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
@@ -31,6 +35,8 @@ from kubesched.api.storage import (
 )
 from kubesched.api.types import Node, Pod, PodCondition
 from kubesched.backends.base import BindError
+from kubesched.backends.sim.controllers import Controllers
+from kubesched.backends.sim.faults import EVICTED_PREFIX, FaultRunner, TaintManager, node_removed
 from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration, default_config
@@ -40,6 +46,10 @@ from kubesched.scheduler import Scheduler
 # Event kinds, in the order they are applied when due at the same virtual time.
 _BOUND, _FINISH, _GONE, _ARRIVE = 0, 1, 2, 3
 _STORAGE = 4  # a PV / PVC stored: (old or None, new)
+_DELETED = 5  # a pod already gone from the API server, told to the scheduler late
+_TICK = 6  # nothing but a change (a binding fault used up)
+_FAULT = 7  # a Fault's time has come
+_EVICT = 8  # the taint manager's eviction is due: (uid, time)
 _Stored = TypeVar("_Stored", PersistentVolume, PersistentVolumeClaim)
 
 
@@ -53,6 +63,11 @@ class PodRecord:
     attempts: int = 0
     message: str | None = None
     gates: tuple[str, ...] = ()  # a pod never attempted because it is still gated
+    evicted_from: str | None = None  # the node a deleted / evicted pod was bound to
+
+    @property
+    def evicted(self) -> bool:
+        return self.message is not None and self.message.startswith(EVICTED_PREFIX)
 
     def pending_reason(self) -> str:
         if self.message:
@@ -62,8 +77,11 @@ class PodRecord:
         return "never attempted"
 
     def as_json(self) -> dict[str, Any]:
-        return {"pod": self.key, "node": self.node, "time": self.time,
-                "attempts": self.attempts, "message": self.message}
+        out = {"pod": self.key, "node": self.node, "time": self.time,
+               "attempts": self.attempts, "message": self.message}
+        if self.evicted_from is not None:
+            out["evicted_from"] = self.evicted_from
+        return out
 
 
 @dataclass
@@ -81,7 +99,13 @@ class SimResult:
 
     @property
     def pending(self) -> list[PodRecord]:
-        return [r for r in self.records if r.node is None]
+        return [r for r in self.records if r.node is None and not r.evicted]
+
+    @property
+    def evicted(self) -> list[PodRecord]:
+        """Pods a fault or the controllers it set off took away (node removed, NotReady,
+        deleted)."""
+        return [r for r in self.records if r.node is None and r.evicted]
 
 
 class SimCluster:
@@ -98,6 +122,17 @@ class SimCluster:
         self._seq = itertools.count()
         self._bound = 0
         self._on_node: dict[str, set[str]] = {}  # node -> uids of the pods bound to it
+        self._by_key: dict[str, str] = {}  # ns/name -> uid of the pod by that name now
+        # accounting: uid -> why, for the pods whose deletion was asked for (preempted,
+        # evicted, deleted: their placement message) and for those gone from the API
+        # server (that, or "finished")
+        self.deleted: dict[str, str] = {}
+        self.gone: dict[str, str] = {}
+        self.created: list[Pod] = []  # pods the controllers created during the run
+        self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
+        self.controllers = Controllers(scenario.objects, seed)
+        self.faults = FaultRunner(self)
+        self.taints = TaintManager(self)
         # Termination: every change to the simulated cluster bumps ``_changes``; a failed
         # attempt records the count it saw. A pod that failed against the cluster as it is
         # now fails the same way when retried (the core is deterministic), so once nothing is
@@ -121,6 +156,9 @@ class SimCluster:
     # ------------------------------------------------------------------ Backend
 
     def bind(self, pod: Pod, node_name: str) -> None:
+        # a fault acts before anything is judged: what it makes the API server answer
+        # (a pod already bound, or gone) is no decision of the scheduler's
+        self.faults.intercept_bind(pod, node_name)
         current = self.pods.get(pod.uid)
         if self.checker is not None:
             # before the refusals below: a double binding or an overcommit is the
@@ -135,24 +173,57 @@ class SimCluster:
         if current.spec.node_name:
             raise BindError(f'pod {pod.key} is already assigned to node '
                             f'"{current.spec.node_name}"', conflict=True)
-        if node_name not in self.scheduler.cache.nodes:
+        if node_name not in self.nodes:
             raise BindError(f'node "{node_name}" not found')
         refusal = self._admit(current, node_name)
         if refusal:
             raise BindError(f"pod {pod.key} does not fit on node {node_name}: {refusal}")
+        self._apply_binding(current, node_name)
+
+    def _apply_binding(self, current: Pod, node_name: str) -> None:
         bound = copy.copy(current)
         bound.spec = copy.copy(current.spec)
         bound.spec.node_name = node_name
         bound.status = copy.copy(current.status)
         bound.status.phase = "Running"
         bound.status.start_time = self.clock.now()
-        self.pods[pod.uid] = bound  # the API server's state changes at once...
+        self.pods[bound.uid] = bound  # the API server's state changes at once...
         self._changes += 1
-        self._on_node.setdefault(node_name, set()).add(pod.uid)
+        self._on_node.setdefault(node_name, set()).add(bound.uid)
         self._bound += 1
         if self.checker is not None:
             self.checker.bound(bound, node_name)
         self._push(self.clock.now(), _BOUND, (current, bound))  # ...watchers hear of it next
+
+    def bind_elsewhere(self, pod: Pod, node_name: str, other: str | None) -> str:
+        """A BindConflict fault: someone else's binding of ``pod`` landed first — to
+        ``other`` when that node can take it (it exists, its kubelet admits the pod, the
+        invariants hold), else to ``node_name``, the scheduler's own choice (a binding
+        applied whose answer was lost). Returns where the pod is now bound."""
+        current = self.pods.get(pod.uid)
+        if current is None or current.spec.node_name:
+            return current.spec.node_name if current is not None else node_name
+        if other is not None and other != node_name and self._takes(current, other):
+            target = other
+        else:
+            target = node_name
+            if self.checker is not None:  # the scheduler's choice: judged as its own binding
+                v = self.checker.check(current, node_name)
+                if v is not None:
+                    if self.violation is None:
+                        self.violation = v
+                    raise v
+            if not self._takes(current, node_name):
+                return node_name  # the kubelet would refuse it: only the conflict is left
+        self._apply_binding(current, target)
+        rec = self.records.get(pod.uid)
+        if rec is not None:
+            rec.node, rec.time = target, self.clock.now()
+        return target
+
+    def _takes(self, pod: Pod, node_name: str) -> bool:
+        return node_name in self.nodes and not self._admit(pod, node_name) and (
+            self.checker is None or self.checker.check(pod, node_name) is None)
 
     # PersistentVolumes and claims: the API server's update, then what the PV controller and
     # a CSI external provisioner do about it, all at once; watchers hear of each change next.
@@ -248,37 +319,117 @@ class SimCluster:
         self.event_counts[reason] = self.event_counts.get(reason, 0) + 1
 
     def delete_pod(self, pod: Pod, reason: str) -> None:
-        """Graceful deletion (preemption victims): a bound pod is marked terminating at
-        once (deletionTimestamp; watchers hear of the update) and goes away after its
-        terminationGracePeriodSeconds of virtual time, freeing its resources then; a
-        pending pod goes at once. ``reason`` becomes its placement message."""
+        """Preemption's deletion of a victim (see ``delete``)."""
         current = self.pods.get(pod.uid)
-        if current is None or current.metadata.deletion_timestamp is not None:
-            return
+        if current is not None:
+            self.delete(current, reason)
+
+    def delete(self, current: Pod, reason: str, *, force: bool = False,
+               informer_later: bool = False) -> None:
+        """Graceful deletion: a bound pod is marked terminating at once (deletionTimestamp;
+        watchers hear of the update) and goes away after its terminationGracePeriodSeconds
+        of virtual time, freeing its resources then; a pending pod goes at once, and so does
+        any pod when ``force`` (grace period 0, as the pod GC deletes). ``reason`` becomes
+        its placement message (a pod already terminating keeps its first one). With
+        ``informer_later`` the scheduler hears of a pending pod's deletion only on the next
+        event delivery."""
         now = self.clock.now()
+        terminating = current.metadata.deletion_timestamp is not None
+        if terminating and not force:
+            return
         self._changes += 1
-        rec = self.records.get(pod.uid)
-        if rec is not None:
-            rec.node, rec.message, rec.time = None, reason, now
-        if not current.spec.node_name:
+        self.taints.cancel(current.uid)
+        if not terminating:
+            self.deleted[current.uid] = reason
+            rec = self.records.get(current.uid)
+            if rec is not None:
+                rec.node, rec.message, rec.time = None, reason, now
+                if current.spec.node_name:
+                    rec.evicted_from = current.spec.node_name
+            if self.controllers.replaces_when_gone(current) is False:
+                self._replace(current)
+        if not current.spec.node_name or force:
+            if terminating:  # its grace period is cut short
+                self._drop(_GONE, lambda payload: payload is current)
             self._remove(current)
-            self.scheduler.on_pod_delete(current)
+            if informer_later:
+                self._push(now, _DELETED, current)
+            else:
+                self.scheduler.on_pod_delete(current)
+            self._after_gone(current)
             return
         term = copy.copy(current)
         term.metadata = copy.copy(current.metadata)
         term.metadata.deletion_timestamp = now
         term.status = copy.copy(current.status)
         term.status.conditions = list(current.status.conditions)
-        self.pods[pod.uid] = term
+        self.pods[term.uid] = term
         self.scheduler.on_pod_update(current, term)
         self._push(now + current.spec.termination_grace_period_seconds, _GONE, term)
+
+    def _replace(self, pod: Pod) -> None:
+        """The pod's controller creates its replacement, arriving now."""
+        new = self.controllers.replacement(pod, self._keys)
+        self.created.append(new)
+        self._push(self.clock.now(), _ARRIVE, new)
+
+    def _after_gone(self, pod: Pod) -> None:
+        """``pod`` has left the API server (the last step of a deletion, or finished)."""
+        self.gone[pod.uid] = self.deleted.get(pod.uid, "finished")
+        if pod.uid in self.deleted and self.controllers.replaces_when_gone(pod):
+            self._replace(pod)
+
+    # Nodes changed by faults: the API server's object, then watchers (the scheduler, the
+    # taint manager, the pod GC) hear of it at once.
+
+    def update_node(self, old: Node, new: Node) -> None:
+        self._changes += 1
+        self.nodes[new.name] = new
+        self.scheduler.on_node_update(old, new)
+        if [t for t in old.spec.taints if t.effect == "NoExecute"] != \
+                [t for t in new.spec.taints if t.effect == "NoExecute"]:
+            self.taints.node_changed(new)
+
+    def remove_node(self, name: str) -> bool:
+        """The Node is deleted; the pod GC deletes the pods bound to it (force: no kubelet
+        is left to confirm). False when there is no such node (any more)."""
+        node = self.nodes.pop(name, None)
+        if node is None:
+            return False
+        self._changes += 1
+        self.scheduler.on_node_delete(node)
+        for uid in sorted(self._on_node.get(name, ()), key=lambda u: self.pods[u].key):
+            self.delete(self.pods[uid], node_removed(name), force=True)
+        self._on_node.pop(name, None)
+        return True
+
+    def pod_by_key(self, key: str) -> Pod | None:
+        uid = self._by_key.get(key)
+        return self.pods.get(uid) if uid is not None else None
+
+    def changed_after_attempt(self) -> None:
+        """Something changed that the attempt in progress will not see as a change."""
+        self._push(self.clock.now(), _TICK, None)
+
+    def schedule_eviction(self, uid: str, at: float) -> None:
+        self._push(at, _EVICT, (uid, at))
+
+    def cancel_eviction(self, uid: str) -> None:
+        self._drop(_EVICT, lambda payload: cast(tuple[str, float], payload)[0] == uid)
+
+    def _drop(self, kind: int, match: Callable[[object], bool]) -> None:
+        """Events of ``kind`` that no longer apply, dropped from the timeline rather than
+        skipped when due: the run's end rule waits while anything is due."""
+        kept = [e for e in self._timeline if not (e[1] == kind and match(e[3]))]
+        if len(kept) != len(self._timeline):
+            heapq.heapify(kept)
+            self._timeline = kept
 
     def _admit(self, pod: Pod, node_name: str) -> str:
         """What a kubelet would say of ``pod`` joining ``node_name``: "" if it fits (as
         NodeResourcesFit counts: the pods' requests against allocatable), else why not.
         The simulator's own check, independent of the scheduler's cache."""
-        node = self.scheduler.cache.nodes[node_name].node
-        alloc = node.status.allocatable if node is not None else {}
+        alloc = self.nodes[node_name].status.allocatable
         uids = self._on_node.get(node_name, ())
         if len(uids) + 1 > alloc.get("pods", 0):
             return "too many pods"
@@ -297,6 +448,8 @@ class SimCluster:
     def _remove(self, pod: Pod) -> None:
         """The pod leaves the API server (finished, deleted, gone after its grace period)."""
         del self.pods[pod.uid]
+        if self._by_key.get(pod.key) == pod.uid:
+            del self._by_key[pod.key]
         if pod.spec.node_name:
             self._on_node.get(pod.spec.node_name, set()).discard(pod.uid)
 
@@ -311,8 +464,8 @@ class SimCluster:
         if rec is None:
             return
         rec.attempts += 1
-        if pod.uid not in self.pods:
-            return  # deleted meanwhile (during its cycle, or waiting): its fate is that
+        if pod.uid in self.deleted or pod.uid not in self.pods:
+            return  # deleted meanwhile (during its cycle or binding, or waiting): its fate
         rec.time = self.clock.now()
         if node is not None:
             rec.node = node
@@ -338,12 +491,15 @@ class SimCluster:
                         self.records[pod.uid] = PodRecord(pod.key, time=now, message=refused)
                     continue
                 self.pods[pod.uid] = pod
+                self._by_key[pod.key] = pod.uid
                 if self.scheduler.responsible_for(pod):  # others never enter our queue
                     self.records[pod.uid] = PodRecord(pod.key, time=now)
                 self.scheduler.on_pod_add(pod)
             elif kind == _BOUND:
                 old, new = cast(tuple[Pod, Pod], payload)
                 self.scheduler.on_pod_update(old, new)
+                if self.pods.get(new.uid) is new:
+                    self.taints.pod_bound(new)
                 d = pod_duration(new)
                 if d is not None:
                     self._push(now + d, _FINISH, new)
@@ -354,18 +510,28 @@ class SimCluster:
                                                        and cur.spec.node_name
                                                        == pod.spec.node_name)):
                     self._remove(cur)  # finished (also while terminating)
+                    self.taints.cancel(cur.uid)
                     self.scheduler.on_pod_delete(cur)
+                    self._after_gone(cur)
             elif kind == _GONE:
                 pod = cast(Pod, payload)
                 if self.pods.get(pod.uid) is pod:
                     self._remove(pod)
                     self.scheduler.on_pod_delete(pod)
+                    self._after_gone(pod)
             elif kind == _STORAGE:
                 old_obj, new_obj = cast(tuple[Any, Any], payload)
                 if old_obj is None:
                     self.scheduler.on_storage_object_add(new_obj)
                 else:
                     self.scheduler.on_storage_object_update(old_obj, new_obj)
+            elif kind == _DELETED:
+                self.scheduler.on_pod_delete(cast(Pod, payload))
+            elif kind == _FAULT:
+                self.faults.apply(cast(Fault, payload))
+            elif kind == _EVICT:
+                uid, at = cast(tuple[str, float], payload)
+                self.taints.fire(uid, at)
 
     def load(self) -> None:
         for node in self.scenario.nodes:
@@ -377,6 +543,7 @@ class SimCluster:
                 if pod.status.phase in ("Succeeded", "Failed"):
                     continue
                 self.pods[pod.uid] = pod
+                self._by_key[pod.key] = pod.uid
                 self._on_node.setdefault(pod.spec.node_name, set()).add(pod.uid)
                 self.scheduler.on_pod_add(pod)
                 d = pod_duration(pod)
@@ -388,6 +555,8 @@ class SimCluster:
         pending.sort(key=lambda kp: kp[0])
         for (arrival, *_rest), pod in pending:
             self._push(arrival, _ARRIVE, pod)
+        for fault in self.scenario.faults:
+            self._push(fault.at, _FAULT, fault)
 
     def add_pending(self, pods: list[Pod], at: float | None = None) -> None:
         """Pods that arrive later (at ``at``, or at their own arrival time)."""
