@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from kubesched.api.types import Pod
     from kubesched.backends.base import Backend
     from kubesched.clock import Clock
+    from kubesched.framework.extender import Extender
 
 
 @dataclass
@@ -31,6 +32,8 @@ class Handle:
     # The release decided as and its effective feature gates (--kubernetes-version,
     # --feature-gates): plugins and the queue branch on ``features.enabled("Name")``.
     features: FeatureGates = DEFAULT_FEATURE_GATES
+    # The configured scheduler extenders, in upstream's order (preemption asks them).
+    extenders: list[Extender] = field(default_factory=list)
 
     @property
     def kubernetes_version(self) -> str:

@@ -120,6 +120,11 @@ class SimCluster:
 
     # ------------------------------------------------------------------ Backend
 
+    def extender_bind(self, pod: Pod, node_name: str, bind: Callable[[], None]) -> None:
+        bind()
+        # the extender's Binding reaches this simulated API server as any binding does
+        self.bind(pod, node_name)
+
     def bind(self, pod: Pod, node_name: str) -> None:
         current = self.pods.get(pod.uid)
         if self.checker is not None:
