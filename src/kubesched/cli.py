@@ -236,7 +236,7 @@ def _print_explain(out: dict[str, Any]) -> None:
         exts = row.get("extenders") or []
         if row["feasible"]:
             detail = ", ".join([f"{k} {v}" for k, v in row["scores"].items()]
-                               + [f"extender {e['extender']} {e['score']}×w={e['weighted']}"
+                               + [f"extender {e['extender']} {e['score']} (+{e['weighted']})"
                                   for e in exts if "score" in e])
             mark = " *" if row["node"] in out["selected"] else ""
             t.add_row(Text(row["node"]), f"total {row['total']}{mark}", Text(detail))

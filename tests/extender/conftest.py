@@ -21,6 +21,9 @@ class FakeExtender:
         self.verbs: dict[str, Verb] = {}
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.delay = 0.0
+        # close the connection after answering without saying so (an idle keep-alive
+        # connection the server dropped)
+        self.drop_connections = False
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
@@ -64,6 +67,8 @@ class FakeExtender:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+                if ext.drop_connections:
+                    self.close_connection = True
 
         return Handler
 

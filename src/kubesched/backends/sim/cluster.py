@@ -290,6 +290,10 @@ class SimCluster:
         for r, want in pod.requests.items():
             if want <= 0 or r == "pods":
                 continue
+            if r not in alloc and "/" in r and not r.startswith("kubernetes.io/"):
+                # the kubelet drops extended resources its node does not have at all
+                # (removeMissingExtendedResources): a scheduler extender manages those
+                continue
             used = sum(self.pods[u].requests.get(r, 0) for u in uids)
             if used + want > alloc.get(r, 0):
                 return f"insufficient {r}"
