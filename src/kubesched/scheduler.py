@@ -651,6 +651,11 @@ class Scheduler:
         for ext in self.extenders:
             if not ext.is_interested(pod):
                 continue
+            if not ext.is_prioritizer():
+                # upstream's Prioritize answers 0 for every node without a call: nothing
+                # to add, but every node counts as extender-scored for the tie-break
+                scored[:] = True
+                continue
             try:
                 hosts, weight = ext.prioritize(pod, given)
             except ExtenderError as e:
@@ -659,12 +664,14 @@ class Scheduler:
                 continue
             raw, add = per_ext.setdefault(ext.name, (np.zeros(len(feasible), dtype=np.int64),
                                                      np.zeros(len(feasible), dtype=np.int64)))
-            for host, score in hosts:
-                k = pos.get(host)
-                if k is not None:
-                    raw[k] += score
-                    add[k] += score * weight * scale
-                    scored[k] = True
+            ks = [pos.get(host, -1) for host, _ in hosts]
+            known = np.array([k >= 0 for k in ks], dtype=bool)
+            if known.any():
+                at = np.array(ks, dtype=np.int64)[known]
+                vals = np.array([s for _, s in hosts], dtype=np.int64)[known]
+                np.add.at(raw, at, vals)  # a host listed twice counts twice, as in Go
+                np.add.at(add, at, vals * weight * scale)
+                scored[at] = True
         for _raw, add in per_ext.values():
             out.totals = out.totals + add
         out.extender_scores = per_ext

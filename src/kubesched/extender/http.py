@@ -223,7 +223,7 @@ class HTTPExtender:
         if self._https:
             return _HTTPSConnection(self._host, self._port, timeout=self.timeout,
                                     context=self._ssl, server_name=self._server_name)
-        return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+        return _HTTPConnection(self._host, self._port, timeout=self.timeout)
 
     def _send(self, verb: str, body: bytes) -> bytes:
         url = self.url(verb)
@@ -290,6 +290,19 @@ def _go_net_error(e: OSError, host: str, port: int | None) -> str:
     return str(e.strerror or e)
 
 
+def _no_delay(sock: socket.socket | None) -> None:
+    # http.client sends a large body apart from the headers; with Nagle's algorithm that
+    # meets the server's delayed ACK and costs ~40 ms per call. Go's dialer sets this too.
+    if sock is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _no_delay(self.sock)
+
+
 class _HTTPSConnection(http.client.HTTPSConnection):
     """tlsConfig.serverName: the name verified and sent as SNI, whatever the URL's host."""
 
@@ -301,10 +314,11 @@ class _HTTPSConnection(http.client.HTTPSConnection):
     def connect(self) -> None:
         if self._server_name is None:
             super().connect()
-            return
-        http.client.HTTPConnection.connect(self)
-        ctx = self._context  # type: ignore[attr-defined]  # set by HTTPSConnection
-        self.sock = ctx.wrap_socket(self.sock, server_hostname=self._server_name)
+        else:
+            http.client.HTTPConnection.connect(self)
+            ctx = self._context  # type: ignore[attr-defined]  # set by HTTPSConnection
+            self.sock = ctx.wrap_socket(self.sock, server_hostname=self._server_name)
+        _no_delay(self.sock)
 
 
 def _data(value: str) -> bytes:

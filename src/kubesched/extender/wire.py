@@ -121,10 +121,14 @@ def _decode(v: Any, schema: Any, ctx: _Ctx) -> Any:
     if isinstance(schema, _Slice):
         if not isinstance(v, list):
             raise ctx.mismatch(v, schema.go)
+        if schema.elem is STRING and all(type(x) is str for x in v):
+            return v  # the common large answer (NodeNames): no per-item calls
         return [_decode(x, schema.elem, ctx) for x in v]
     if isinstance(schema, _Map):
         if not isinstance(v, dict):
             raise ctx.mismatch(v, schema.go)
+        if schema.elem is STRING and all(type(x) is str for x in v.values()):
+            return v
         return {k: _decode(x, schema.elem, ctx) for k, x in v.items()}
     assert isinstance(schema, _Struct)
     if not isinstance(v, dict):
