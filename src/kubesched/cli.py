@@ -235,13 +235,21 @@ def _print_explain(out: dict[str, Any]) -> None:
     t.add_column("verdict")
     t.add_column("detail")
     for row in out["nodes"]:
+        exts = row.get("extenders") or []
         if row["feasible"]:
-            detail = ", ".join(f"{k} {v}" for k, v in row["scores"].items())
+            detail = ", ".join([f"{k} {v}" for k, v in row["scores"].items()]
+                               + [f"extender {e['extender']} {e['score']} (+{e['weighted']})"
+                                  for e in exts if "score" in e])
             mark = " *" if row["node"] in out["selected"] else ""
-            t.add_row(Text(row["node"]), f"total {row['total']}{mark}", detail)
+            t.add_row(Text(row["node"]), f"total {row['total']}{mark}", Text(detail))
         else:
+            rejector = row["plugin"]
+            if rejector is None:  # an extender's verdict carries no plugin name
+                rejector = next((f"extender {e['extender']}" for e in exts
+                                 if e.get("verdict") not in (None, "Success",
+                                                             "Error (ignored)")), None)
             t.add_row(row["node"], "filtered",
-                      Text(f"{row['plugin']}: {', '.join(row['reasons'])}"))
+                      Text(f"{rejector}: {', '.join(row['reasons'])}"))
     con.print(t)
     if out["selected"]:
         con.print(f"selected (top score): {', '.join(out['selected'])}")

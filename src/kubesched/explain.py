@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,9 @@ class ReadOnlyBackend:
     """explain never changes anything: any write is a bug."""
 
     def bind(self, pod: Pod, node_name: str) -> None:
+        raise RuntimeError("explain does not bind")
+
+    def extender_bind(self, pod: Pod, node_name: str, bind: Callable[[], None]) -> None:
         raise RuntimeError("explain does not bind")
 
     def update_pod_status(self, pod: Pod, condition: PodCondition | None,
@@ -103,6 +107,12 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
                 "scores": {p: int(scores.scores[j, k]) for j, p in enumerate(scores.plugins)},
                 "total": int(scores.totals[k]),
             }
+        if sched.extenders:
+            for name, (raw, weighted) in (scores.extender_scores or {}).items():
+                for k, row in enumerate(feasible.tolist()):
+                    node_rows[names[row]]["extender_scores"] = {
+                        **node_rows[names[row]].get("extender_scores", {}),
+                        name: (int(raw[k]), int(weighted[k]))}
         top = scores.totals.max()
         selected = sorted(names[int(feasible[k])] for k in np.flatnonzero(scores.totals == top))
     else:
@@ -113,9 +123,29 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
             out["preemption"] = ({"node": nominated, "victims": sorted(victims)}
                                  if nominated and st.is_success() else None)
         message = str(fe)
+    if sched.extenders:
+        verdicts = found.extender_verdicts or {}
+        for n in names:
+            node_rows[n]["extenders"] = _extender_entries(
+                verdicts.get(n, []), node_rows[n].pop("extender_scores", {}))
     out["nodes"] = [node_rows[n] for n in names]
     out["selected"] = selected
     out["message"] = message
+    return out
+
+
+def _extender_entries(verdicts: list[dict[str, Any]],
+                      scores: dict[str, tuple[int, int]]) -> list[dict[str, Any]]:
+    """One entry per extender that judged or scored the node: its Filter verdict (and the
+    reasons of a rejection), its Prioritize score and what that adds to ``total``."""
+    out = [dict(v) for v in verdicts]
+    for name, (raw, weighted) in scores.items():
+        entry = next((e for e in out if e["extender"] == name), None)
+        if entry is None:
+            entry = {"extender": name}
+            out.append(entry)
+        entry["score"] = raw
+        entry["weighted"] = weighted
     return out
 
 

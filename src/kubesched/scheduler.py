@@ -9,11 +9,12 @@ pod update, as an API server would).
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -26,8 +27,14 @@ from kubesched.clock import Clock
 from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.framework import events as ev
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.extender import (
+    EXTENDER_NAME,
+    MAX_EXTENDER_PRIORITY,
+    Extender,
+    ExtenderError,
+)
 from kubesched.framework.handle import Handle
-from kubesched.framework.interface import NodeList, Plugin, PluginError
+from kubesched.framework.interface import MAX_NODE_SCORE, NodeList, Plugin, PluginError
 from kubesched.framework.runtime import FilterOutcome, Framework, ScoreOutcome
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -83,6 +90,8 @@ class CycleResult:
     scores: ScoreOutcome | None = None
     nominated_fast_path: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # explain only: node -> what each extender said of it at Filter
+    extender_verdicts: dict[str, list[dict[str, Any]]] | None = None
 
 
 class Scheduler:
@@ -95,6 +104,7 @@ class Scheduler:
         seed: int = 0,
         registry: dict[str, type[Plugin]] | None = None,
         recorder: Recorder | None = None,
+        extenders: Sequence[Extender] | None = None,
     ) -> None:
         from kubesched.plugins.registry import in_tree_registry
 
@@ -108,6 +118,13 @@ class Scheduler:
         self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
                              rng=random.Random(seed), parallelism=self.config.parallelism,
                              features=self.config.features)
+        if extenders is None:
+            from kubesched.extender import build_extenders
+
+            extenders = build_extenders(self.config)
+        # The only I/O the core does goes through these (tests pass their own).
+        self.extenders: list[Extender] = list(extenders)
+        self.handle.extenders = self.extenders
         reg = dict(registry if registry is not None else in_tree_registry())
         reg.update(self.config.out_of_tree)
         pct = self.config.percentage_of_nodes_to_score
@@ -325,7 +342,7 @@ class Scheduler:
                 nominated = node
             self._handle_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe, nominated, cycle)
             return None, None
-        except (PluginError, NoNodesAvailable) as err:
+        except (PluginError, NoNodesAvailable, ExtenderError) as err:
             self._handle_failure(fwk, qpi, Status(Code.ERROR, (str(err),)), None, "", cycle)
             return None, None
 
@@ -369,7 +386,10 @@ class Scheduler:
             self.queue.done(assumed.uid)
         st = fwk.run_pre_bind(state, assumed, node)
         if st.is_success():
-            st = fwk.run_bind(state, assumed, node)
+            # Upstream's precedence: an interested bind extender, then the bind plugins.
+            bound, st = self._extenders_binding(assumed, node)
+            if not bound:
+                st = fwk.run_bind(state, assumed, node)
             if st.code == Code.SKIP:
                 st = Status(Code.ERROR, ("no bind plugin bound the pod",))
         with self.lock:
@@ -387,6 +407,26 @@ class Scheduler:
             if self.recorder is not None:
                 self.recorder.attempt(assumed, "scheduled", node, None)
             fwk.run_post_bind(state, assumed, node)
+
+    def _extenders_binding(self, pod: Pod, node: str) -> tuple[bool, Status]:
+        """extendersBinding: the first interested bind extender binds (an ignorable one
+        that fails is skipped). The extender writes the Binding to the API server itself;
+        the backend is told so that a simulated API server records it."""
+        for ext in self.extenders:
+            if not ext.is_binder() or not ext.is_interested(pod):
+                continue
+            try:
+                self.backend.extender_bind(pod, node, functools.partial(ext.bind, pod, node))
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    log.info("skipping extender %s in bind as it returned error and has "
+                             "ignorable flag set: %s", ext.name, e)
+                    continue
+                return True, Status(Code.ERROR, (str(e),))
+            except Exception as e:  # the (simulated) API server refused the binding
+                return True, Status(Code.ERROR, (str(e),))
+            return True, Status()
+        return False, Status()
 
     # ------------------------------------------------------------------ failure handling
 
@@ -435,13 +475,14 @@ class Scheduler:
         if len(feasible) == 1:
             return ScheduleResult(snap.table.names[int(feasible[0])], evaluated, 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
-        host = self.select_host(feasible, scores.totals)
+        host = self.select_host(feasible, scores.totals, scores.extender_scored)
         return ScheduleResult(host, evaluated, len(feasible))
 
     def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: Pod,
                             *, exhaustive: bool = False) -> CycleResult:
-        """PreFilter then Filter from nextStartNodeIndex until enough feasible nodes are found
-        (``exhaustive``: every node, from the first, as explain wants)."""
+        """PreFilter then Filter from nextStartNodeIndex until enough feasible nodes are found,
+        then the filter extenders on those (``exhaustive``: every node, from the first, and
+        the extenders' verdicts recorded, as explain wants)."""
         snap = self.snapshot
         table = snap.table
         n_all = snap.num_nodes
@@ -463,10 +504,20 @@ class Scheduler:
                 if nst.code == Code.ERROR:
                     raise PluginError(nst.message())
                 if nst.is_success():
-                    return CycleResult(np.array([table.index[nnn]]), diagnosis,
-                                       nominated_fast_path=True)
-                diagnosis.node_to_status.set(nnn, nst)
-                diagnosis.add_plugin_status(nst)
+                    # evaluateNominatedNode: the extenders judge the nominated node too; an
+                    # error there is logged and the full scan follows, as upstream
+                    try:
+                        kept = self._pass_extenders(pod, np.array([table.index[nnn]]),
+                                                    diagnosis)
+                    except ExtenderError as e:
+                        log.error("evaluation failed on nominated node %s for %s: %s",
+                                  nnn, pod.key, e)
+                        kept = np.zeros(0, dtype=np.int64)
+                    if len(kept):
+                        return CycleResult(kept, diagnosis, nominated_fast_path=True)
+                else:
+                    diagnosis.node_to_status.set(nnn, nst)
+                    diagnosis.add_plugin_status(nst)
 
         if pre_res.all_nodes():
             nodes = np.arange(n_all)
@@ -484,7 +535,7 @@ class Scheduler:
             to_find, start = len(nodes), 0
         else:
             to_find = num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, len(nodes))
-            if not fwk.has_score():
+            if not self._has_extender_filters() and not self._has_scoring(fwk):
                 to_find = 1
             start = self.next_start_node_index % len(nodes)
         order = np.concatenate([nodes[start:], nodes[:start]]) if start else nodes
@@ -492,7 +543,72 @@ class Scheduler:
         if not exhaustive:
             processed = len(feasible) + len(diagnosis.node_to_status)
             self.next_start_node_index = (self.next_start_node_index + processed) % n_all
-        return CycleResult(feasible, diagnosis)
+        verdicts: dict[str, list[dict[str, Any]]] | None = {} if exhaustive else None
+        feasible = self._pass_extenders(pod, feasible, diagnosis, verdicts)
+        return CycleResult(feasible, diagnosis, extender_verdicts=verdicts)
+
+    def _has_extender_filters(self) -> bool:
+        return any(e.is_filter() for e in self.extenders)
+
+    def _has_scoring(self, fwk: Framework) -> bool:
+        return fwk.has_score() or any(e.is_prioritizer() for e in self.extenders)
+
+    def _pass_extenders(self, pod: Pod, feasible: np.ndarray, diagnosis: Diagnosis,
+                        verdicts: dict[str, list[dict[str, Any]]] | None = None
+                        ) -> np.ndarray:
+        """findNodesThatPassExtenders: each interested extender in turn narrows the feasible
+        nodes (one call per extender, not per node); the nodes it fails get its message as
+        their status. An error skips an ignorable extender and fails the cycle otherwise."""
+        if not self.extenders or not len(feasible):
+            return feasible
+        index = self.snapshot.table.index
+        infos = self.snapshot.node_infos
+        n2s = diagnosis.node_to_status
+        before = len(feasible)
+        for ext in self.extenders:
+            if not len(feasible):
+                break
+            if not ext.is_interested(pod):
+                continue
+            given = [infos[int(i)] for i in feasible.tolist()]
+            try:
+                res = ext.filter(pod, given)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    log.info("skipping extender %s as it returned error and has ignorable "
+                             "flag set: %s", ext.name, e)
+                    if verdicts is not None:
+                        for ni in given:
+                            verdicts.setdefault(ni.name, []).append(
+                                {"extender": ext.name, "verdict": "Error (ignored)",
+                                 "reasons": [str(e)]})
+                    continue
+                raise
+            for name, msg in res.failed_and_unresolvable.items():
+                n2s.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)))
+            for name, msg in res.failed.items():
+                if name not in res.failed_and_unresolvable:
+                    n2s.set(name, Status(Code.UNSCHEDULABLE, (msg,)))
+            if verdicts is not None and ext.is_filter():
+                passed = set(res.passed)
+                for ni in given:
+                    if ni.name in passed:
+                        v: dict[str, Any] = {"extender": ext.name, "verdict": "Success"}
+                    elif ni.name in res.failed_and_unresolvable:
+                        v = {"extender": ext.name, "verdict": "UnschedulableAndUnresolvable",
+                             "reasons": [res.failed_and_unresolvable[ni.name]]}
+                    elif ni.name in res.failed:
+                        v = {"extender": ext.name, "verdict": "Unschedulable",
+                             "reasons": [res.failed[ni.name]]}
+                    else:
+                        v = {"extender": ext.name, "verdict": "Unschedulable", "reasons": []}
+                    verdicts.setdefault(ni.name, []).append(v)
+            feasible = np.fromiter((index[n] for n in res.passed if n in index),
+                                   dtype=np.int64)
+        if len(feasible) != before:
+            # extenders register no events: any cluster event may make the pod schedulable
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return feasible
 
     def _filter_in_order(self, fwk: Framework, state: CycleState, pod: Pod,
                          order: np.ndarray, to_find: int, diagnosis: Diagnosis) -> np.ndarray:
@@ -570,15 +686,66 @@ class Scheduler:
                          feasible: np.ndarray) -> ScoreOutcome:
         snap = self.snapshot
         nodes = NodeList(None, feasible, source=snap.node_infos)
-        if not fwk.has_score():
+        if not self.extenders and not fwk.has_score():
             ones = np.ones(len(feasible), dtype=np.int64)
             return ScoreOutcome([], np.zeros((0, len(feasible)), dtype=np.int64),
                                 np.zeros(0, dtype=np.int64), ones)
-        fwk.run_pre_score(state, pod, nodes)
-        return fwk.run_score(state, pod, snap, feasible)
+        if fwk.has_score():
+            fwk.run_pre_score(state, pod, nodes)
+            out = fwk.run_score(state, pod, snap, feasible)
+        else:
+            out = ScoreOutcome([], np.zeros((0, len(feasible)), dtype=np.int64),
+                               np.zeros(0, dtype=np.int64), np.zeros(len(feasible), np.int64))
+        if self.extenders:
+            self._prioritize_extenders(pod, feasible, out)
+        return out
 
-    def select_host(self, feasible: np.ndarray, totals: np.ndarray) -> str:
+    def _prioritize_extenders(self, pod: Pod, feasible: np.ndarray, out: ScoreOutcome) -> None:
+        """Each interested extender's scores × its weight × MaxNodeScore/MaxExtenderPriority
+        (integer division: 10), added to the totals. A failing prioritizer is skipped,
+        ignorable or not, as upstream does."""
+        infos = self.snapshot.node_infos
+        given = [infos[int(i)] for i in feasible.tolist()]
+        pos = {ni.name: k for k, ni in enumerate(given)}
+        scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+        scored = np.zeros(len(feasible), dtype=bool)
+        per_ext: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for ext in self.extenders:
+            if not ext.is_interested(pod):
+                continue
+            if not ext.is_prioritizer():
+                # upstream's Prioritize answers 0 for every node without a call: nothing
+                # to add, but every node counts as extender-scored for the tie-break
+                scored[:] = True
+                continue
+            try:
+                hosts, weight = ext.prioritize(pod, given)
+            except ExtenderError as e:
+                log.info("failed to run extender's priority function %s for %s; no score "
+                         "given by this extender: %s", ext.name, pod.key, e)
+                continue
+            raw, add = per_ext.setdefault(ext.name, (np.zeros(len(feasible), dtype=np.int64),
+                                                     np.zeros(len(feasible), dtype=np.int64)))
+            ks = [pos.get(host, -1) for host, _ in hosts]
+            known = np.array([k >= 0 for k in ks], dtype=bool)
+            if known.any():
+                at = np.array(ks, dtype=np.int64)[known]
+                vals = np.array([s for _, s in hosts], dtype=np.int64)[known]
+                np.add.at(raw, at, vals)  # a host listed twice counts twice, as in Go
+                np.add.at(add, at, vals * weight * scale)
+                scored[at] = True
+        for _raw, add in per_ext.values():
+            out.totals = out.totals + add
+        out.extender_scores = per_ext
+        out.extender_scored = scored
+
+    def select_host(self, feasible: np.ndarray, totals: np.ndarray,
+                    extender_scored: np.ndarray | None = None) -> str:
         top = np.flatnonzero(totals == totals.max())
+        if extender_scored is not None and len(top) > 1 and extender_scored[top].any():
+            # v1.35's heap: only extender-scored nodes get a random tie-breaker, so among
+            # the top nodes they win over the others, uniformly among themselves
+            top = top[extender_scored[top]]
         pick = int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
         return self.snapshot.table.names[int(feasible[pick])]
 

@@ -2,7 +2,8 @@
 default_preemption_test.go, v1.35): TestPostFilter, TestDryRunPreemption,
 TestSelectBestCandidate, TestPodEligibleToPreemptOthers, TestPreempt.
 
-Left out, with the reason: cases with scheduler extenders (kubesched has none), the pod-group
+Left out, with the reason: cases with scheduler extenders (extenders' preemption is tested
+over HTTP in tests/extender), the pod-group
 cases (PodGroup / workload-aware preemption is newer than v1.35), async preemption and async
 API calls (kubesched's preemption is synchronous). Where upstream fixes the offset with
 ``rand.New(rand.NewSource(4)).Int31n`` the offsets it draws (4, then 1, then 3 for 5 nodes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
@@ -19,6 +20,11 @@ class BindError(Exception):
 class Backend(Protocol):
     def bind(self, pod: Pod, node_name: str) -> None:
         """Bind ``pod`` to ``node_name``; raise BindError (or any exception) on failure."""
+
+    def extender_bind(self, pod: Pod, node_name: str, bind: Callable[[], None]) -> None:
+        """A bind extender binds ``pod``: ``bind()`` calls it (raising on failure). The
+        extender writes the Binding to the API server itself; a backend whose API server
+        is simulated applies it, one that must change nothing (dry run) skips the call."""
 
     def update_pod_status(self, pod: Pod, condition: PodCondition | None,
                           nominated_node_name: str | None) -> None:

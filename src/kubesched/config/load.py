@@ -150,7 +150,24 @@ def load_config(doc: dict[str, Any], source: str = "<config>") -> SchedulerConfi
     except DecodeError as e:
         raise e.error.to_input_error(source) from None
     raise_field_errors(_validate(cfg, configs), source)
+    _apply_extender_ignored_resources(cfg, source)
     return cfg
+
+
+def _apply_extender_ignored_resources(cfg: SchedulerConfiguration, source: str) -> None:
+    """buildExtenders: resources an extender manages with ``ignoredByScheduler`` replace
+    NodeResourcesFit's ``ignoredResources`` in every profile (the extender takes over
+    checking them); a profile without NodeResourcesFit args is refused, as upstream does."""
+    ignored = [r["name"] for ext in cfg.extenders for r in ext.get("managedResources", [])
+               if r.get("ignoredByScheduler")]
+    if not ignored:
+        return
+    for prof in cfg.profiles:
+        args = prof.plugin_config.get("NodeResourcesFit")
+        if args is None:
+            raise InputError("can't find NodeResourcesFitArgs in plugin config", file=source,
+                             obj=KIND, field=f"{prof.field_path}.pluginConfig")
+        args["ignoredResources"] = list(ignored)
 
 
 def load_config_file(path: str | Path) -> SchedulerConfiguration:
@@ -444,12 +461,29 @@ def _is_extended_resource_name(name: str) -> bool:
     return not qualified_name_errors("requests." + name)
 
 
+def _is_http_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises on a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and not any(
+        c.isspace() for c in url)
+
+
 def _validate_extenders(extenders: list[dict[str, Any]]) -> list[FieldError]:
     errs: list[FieldError] = []
     binders = 0
     managed: set[str] = set()
     for i, ext in enumerate(extenders):
         path = join_path("extenders", i)
+        url = ext.get("urlPrefix", "")
+        if not _is_http_url(url):
+            # upstream accepts any string and fails at the first call (docs/differences.md)
+            errs.append(FieldError(f"{path}.urlPrefix",
+                                   "must be an http:// or https:// URL with a host", url))
         if ext.get("prioritizeVerb") and ext.get("weight", 0) <= 0:
             errs.append(FieldError(f"{path}.weight", "must have a positive weight applied to it",
                                    ext.get("weight", 0)))

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kubesched.api.types import Pod
     from kubesched.backends.base import Backend
     from kubesched.clock import Clock
+    from kubesched.framework.extender import Extender
 
 
 @dataclass
@@ -34,6 +35,8 @@ class Handle:
     features: FeatureGates = DEFAULT_FEATURE_GATES
     # pods parked at Permit (Scheduler fills it in; plugins allow or reject them)
     waiting_pods: WaitingPods = field(default_factory=WaitingPods)
+    # The configured scheduler extenders, in upstream's order (preemption asks them).
+    extenders: list[Extender] = field(default_factory=list)
 
     @property
     def kubernetes_version(self) -> str:

@@ -114,7 +114,12 @@ class ScoreOutcome:
     plugins: list[str]  # score plugins that ran (not skipped)
     scores: np.ndarray  # [plugins, nodes] normalized, before weight
     weights: np.ndarray  # [plugins]
-    totals: np.ndarray  # [nodes] Σ weight × score
+    totals: np.ndarray  # [nodes] Σ weight × score (+ the extenders' scores, when any)
+    # Per extender name: the scores it answered and their contribution to the totals
+    # (score × weight × MaxNodeScore/MaxExtenderPriority); ``extender_scored`` marks the
+    # nodes some extender scored (upstream gives only those a random tie-breaker).
+    extender_scores: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+    extender_scored: np.ndarray | None = None
 
 
 class Framework:

@@ -1,6 +1,7 @@
 """DefaultPreemption's evaluator: candidates, the dry run, victims per node, PDBs, and the
 choice of node (see :mod:`kubesched.preemption.evaluator`)."""
 
+from kubesched.framework.extender import Victims
 from kubesched.preemption.evaluator import (
     NO_VICTIMS,
     NOT_ELIGIBLE_NEVER,
@@ -10,7 +11,6 @@ from kubesched.preemption.evaluator import (
     Evaluator,
     PDBView,
     PreemptResult,
-    Victims,
     filter_pods_with_pdb_violation,
     pdb_views,
 )

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from kubesched.api.selectors import Selector, SelectorError, label_selector_as_selector
 from kubesched.api.types import Pod, PodCondition
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.extender import ExtenderError, Victims
 from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
@@ -61,12 +62,6 @@ PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 # (node, victim, preemptor) -> may the victim be preempted (beyond its lower priority)?
 IsEligiblePod = Callable[[NodeInfo, Pod, Pod], bool]
 MoreImportantPod = Callable[[Pod, Pod], bool]
-
-
-@dataclass(slots=True)
-class Victims:
-    pods: list[Pod]
-    num_pdb_violations: int = 0
 
 
 @dataclass(slots=True)
@@ -185,6 +180,9 @@ class Evaluator:
             statuses.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,))
             msg = fit_error_message(len(all_nodes), Diagnosis(node_to_status=statuses))
             return PreemptResult("", Status(Code.UNSCHEDULABLE, (msg,)))
+        candidates, st = self.call_extenders(pod, candidates)
+        if not st.is_success():
+            return PreemptResult(None, st)
         best = self.select_candidate(candidates)
         if best is None or not best.name:
             return PreemptResult(None, Status(Code.UNSCHEDULABLE, (NO_CANDIDATE,)))
@@ -287,6 +285,39 @@ class Evaluator:
                 errs.append(st.message())
             statuses.set(ni.name, st)
         return non_violating + violating, statuses, errs
+
+    def call_extenders(self, pod: Pod, candidates: list[Candidate]
+                       ) -> tuple[list[Candidate], Status]:
+        """callExtenders: each interested extender with a preempt verb narrows the
+        candidates (node → victims) in turn. An ignorable extender's error, or a node it
+        returns without victims, is skipped; otherwise either fails preemption."""
+        extenders = self.handle.extenders
+        if not extenders or not candidates:
+            return candidates, Status()
+        victims_map: dict[str, Victims] = {c.name: c.victims for c in candidates}
+        node_infos = self.handle.snapshot.by_name
+        for ext in extenders:
+            if not ext.supports_preemption() or not ext.is_interested(pod):
+                continue
+            try:
+                answered = ext.process_preemption(pod, victims_map, node_infos)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    log.info("skipped extender %s as it returned error and has ignorable "
+                             "flag set: %s", ext.name, e)
+                    continue
+                return [], Status(Code.ERROR, (str(e),))
+            for node_name, v in list(answered.items()):
+                if not v.pods:
+                    if ext.is_ignorable():
+                        del answered[node_name]
+                        continue
+                    return [], Status(Code.ERROR, (
+                        f'expected at least one victim pod on node "{node_name}"',))
+            victims_map = answered
+            if not victims_map:
+                break
+        return [Candidate(n, v) for n, v in victims_map.items()], Status()
 
     # ------------------------------------------------------------------ one node
 

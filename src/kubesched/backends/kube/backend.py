@@ -240,6 +240,18 @@ class KubeBackend:
 
     # ------------------------------------------------------------------ bind
 
+    def extender_bind(self, pod: Pod, node_name: str, bind: Callable[[], None]) -> None:
+        if self.dry_run:
+            with self._lock:
+                self.decisions["bind"] += 1
+            if self.metrics is not None:
+                self.metrics.dry_run_decisions.labels("bind").inc()
+            log.info("dry-run: would have the bind extender bind pod %s to node %s",
+                     pod.key, node_name,
+                     extra={"kv": {"pod": pod.key, "node": node_name, "dryRun": True}})
+            return
+        bind()  # the informer reports the pod bound, as for any binding
+
     def bind(self, pod: Pod, node_name: str) -> None:
         if self.dry_run:
             with self._lock:

@@ -155,6 +155,11 @@ class SimCluster:
 
     # ------------------------------------------------------------------ Backend
 
+    def extender_bind(self, pod: Pod, node_name: str, bind: Callable[[], None]) -> None:
+        bind()
+        # the extender's Binding reaches this simulated API server as any binding does
+        self.bind(pod, node_name)
+
     def bind(self, pod: Pod, node_name: str) -> None:
         # a fault acts before anything is judged: what it makes the API server answer
         # (a pod already bound, or gone) is no decision of the scheduler's
@@ -435,6 +440,10 @@ class SimCluster:
             return "too many pods"
         for r, want in pod.requests.items():
             if want <= 0 or r == "pods":
+                continue
+            if r not in alloc and "/" in r and not r.startswith("kubernetes.io/"):
+                # the kubelet drops extended resources its node does not have at all
+                # (removeMissingExtendedResources): a scheduler extender manages those
                 continue
             used = sum(self.pods[u].requests.get(r, 0) for u in uids)
             if used + want > alloc.get(r, 0):

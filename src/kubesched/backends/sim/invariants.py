@@ -190,7 +190,7 @@ class InvariantChecker:
         self._node_taints(pod, node)
         self._node_selection(pod, node)
         self._host_ports(pod, on_node)
-        self._room(pod, node, on_node)
+        self._room(pod, node, on_node, self._ignored(pod))
         self._topology_spread(pod, node)
         self._pod_affinity(pod, node)
 
@@ -233,8 +233,18 @@ class InvariantChecker:
                         raise _Failed(HOST_PORTS, f"host port {wip}:{wport}/{wproto} conflicts "
                                                   f"with {ip}:{port}/{proto} of pod {other.key}")
 
+    def _ignored(self, pod: Pod) -> tuple[frozenset[str], frozenset[str]]:
+        """The resources (and resource groups) NodeResourcesFit does not check for the pod's
+        profile: a scheduler extender managing them with ``ignoredByScheduler`` decides."""
+        prof = self.sim.scheduler.config.profile(pod.spec.scheduler_name)
+        args = (prof.plugin_config.get("NodeResourcesFit") if prof is not None else None) or {}
+        return (frozenset(args.get("ignoredResources") or ()),
+                frozenset(args.get("ignoredResourceGroups") or ()))
+
     @staticmethod
-    def _room(pod: Pod, node: Node, on_node: list[Pod]) -> None:
+    def _room(pod: Pod, node: Node, on_node: list[Pod],
+              ignored: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+              ) -> None:
         alloc = node.status.allocatable
         n = len(on_node) + 1
         if n > alloc.get(PODS, 0):
@@ -244,7 +254,8 @@ class InvariantChecker:
         first = (CPU, MEMORY, EPHEMERAL_STORAGE)
         names = [r for r in first if pod.requests.get(r, 0) > 0]
         names += sorted(r for r, v in pod.requests.items()
-                        if v > 0 and r not in first and r != PODS)
+                        if v > 0 and r not in first and r != PODS and r not in ignored[0]
+                        and r.split("/", 1)[0] not in ignored[1])
         for r in names:
             total = pod.requests[r] + sum(p.requests.get(r, 0) for p in on_node)
             if total > alloc.get(r, 0):

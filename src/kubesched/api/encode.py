@@ -1,0 +1,192 @@
+"""Pods and nodes back to Kubernetes JSON (what an extender receives as ``v1.Pod`` /
+``v1.Node``), from the lean model: the fields scheduling reads, with Go's ``omitempty``
+behaviour (empty fields left out)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Any
+
+from kubesched.api.types import (
+    CPU,
+    Affinity,
+    Container,
+    LabelSelector,
+    Node,
+    NodeAffinity,
+    NodeSelectorTerm,
+    ObjectMeta,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    Resources,
+)
+
+
+def _time(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def quantities(res: Resources) -> dict[str, str]:
+    """The model's integers as quantity strings (cpu is held in milli-cores)."""
+    return {k: (f"{v}m" if k == CPU else str(v)) for k, v in res.items()}
+
+
+def _prune(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v not in (None, "", [], {}, ())}
+
+
+def encode_meta(m: ObjectMeta) -> dict[str, Any]:
+    return _prune({
+        "name": m.name,
+        "namespace": m.namespace,
+        "uid": m.uid,
+        "resourceVersion": m.resource_version,
+        "generation": m.generation or None,
+        "creationTimestamp": _time(m.creation_timestamp),
+        "deletionTimestamp": _time(m.deletion_timestamp),
+        "labels": dict(m.labels),
+        "annotations": dict(m.annotations),
+        "ownerReferences": [_prune({"kind": o.kind,
+                                    "name": o.name, "uid": o.uid,
+                                    "controller": o.controller or None})
+                            for o in m.owner_references],
+    })
+
+
+def _container(c: Container) -> dict[str, Any]:
+    return _prune({
+        "name": c.name,
+        "image": c.image,
+        "resources": _prune({"requests": quantities(c.requests),
+                             "limits": quantities(c.limits)}),
+        "ports": [_prune({"containerPort": p.container_port, "hostPort": p.host_port or None,
+                          "protocol": p.protocol, "hostIP": p.host_ip}) for p in c.ports],
+        "restartPolicy": c.restart_policy,
+    })
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.capitalize() for w in rest)
+
+
+def _generic(obj: Any) -> Any:
+    """Dataclasses whose field names are the API's in snake case."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return _prune({_camel(f.name): _generic(getattr(obj, f.name))
+                       for f in dataclasses.fields(obj)})
+    if isinstance(obj, tuple | list):
+        return [_generic(x) for x in obj]
+    return obj
+
+
+def _selector(s: LabelSelector | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {k: v for k, v in (
+        ("matchLabels", dict(s.match_labels)),
+        ("matchExpressions", [_generic(e) for e in s.match_expressions])) if v}
+
+
+def _term(t: NodeSelectorTerm) -> dict[str, Any]:
+    return _generic(t)  # type: ignore[no-any-return]  # a dict for a dataclass
+
+
+def _node_affinity(a: NodeAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if a.required is not None:
+        out["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [_term(t) for t in a.required]}
+    if a.preferred:
+        out["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": p.weight, "preference": _term(p.preference)} for p in a.preferred]
+    return out
+
+
+def _pod_term(t: PodAffinityTerm) -> dict[str, Any]:
+    return _prune({
+        "labelSelector": _selector(t.label_selector),
+        "topologyKey": t.topology_key,
+        "namespaces": list(t.namespaces),
+        "namespaceSelector": _selector(t.namespace_selector),
+        "matchLabelKeys": list(t.match_label_keys),
+        "mismatchLabelKeys": list(t.mismatch_label_keys),
+    })
+
+
+def _pod_affinity(a: PodAffinity) -> dict[str, Any]:
+    return _prune({
+        "requiredDuringSchedulingIgnoredDuringExecution": [_pod_term(t) for t in a.required],
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": w.weight, "podAffinityTerm": _pod_term(w.term)} for w in a.preferred],
+    })
+
+
+def _affinity(a: Affinity | None) -> dict[str, Any] | None:
+    if a is None:
+        return None
+    return _prune({
+        "nodeAffinity": _node_affinity(a.node_affinity) if a.node_affinity else None,
+        "podAffinity": _pod_affinity(a.pod_affinity) if a.pod_affinity else None,
+        "podAntiAffinity": _pod_affinity(a.pod_anti_affinity) if a.pod_anti_affinity else None,
+    })
+
+
+def encode_pod(pod: Pod) -> dict[str, Any]:
+    s = pod.spec
+    spec = _prune({
+        "nodeName": s.node_name,
+        "schedulerName": s.scheduler_name,
+        "priority": s.priority,
+        "priorityClassName": s.priority_class_name,
+        "preemptionPolicy": s.preemption_policy,
+        "initContainers": [_container(c) for c in s.init_containers],
+        "containers": [_container(c) for c in s.containers],
+        "overhead": quantities(s.overhead),
+        "resources": (_prune({"requests": quantities(s.resources.requests),
+                              "limits": quantities(s.resources.limits)})
+                      if s.resources else None),
+        "nodeSelector": dict(s.node_selector),
+        "affinity": _affinity(s.affinity),
+        "tolerations": [_generic(t) for t in s.tolerations],
+        "topologySpreadConstraints": [
+            _prune({**_generic(c), "labelSelector": _selector(c.label_selector)})
+            for c in s.topology_spread_constraints],
+        "volumes": [_prune({"name": v.name, **(v.source or {}),
+                            "persistentVolumeClaim": (
+                                _prune({"claimName": v.pvc_claim_name,
+                                        "readOnly": v.read_only or None})
+                                if v.pvc_claim_name else None)})
+                    for v in s.volumes],
+        "schedulingGates": [{"name": g} for g in s.scheduling_gates],
+        "terminationGracePeriodSeconds": s.termination_grace_period_seconds,
+    })
+    st = pod.status
+    status = _prune({
+        "phase": st.phase,
+        "nominatedNodeName": st.nominated_node_name,
+        "startTime": _time(st.start_time),
+        "conditions": [_prune({"type": c.type, "status": c.status, "reason": c.reason,
+                               "message": c.message}) for c in st.conditions],
+    })
+    return {"kind": "Pod", "apiVersion": "v1", "metadata": encode_meta(pod.metadata),
+            "spec": spec, "status": status}
+
+
+def encode_node(node: Node) -> dict[str, Any]:
+    spec = _prune({
+        "unschedulable": node.spec.unschedulable or None,
+        "taints": [_generic(t) for t in node.spec.taints],
+    })
+    st = node.status
+    status = _prune({
+        "capacity": quantities(st.capacity),
+        "allocatable": quantities(st.allocatable),
+        "images": [_prune({"names": list(i.names), "sizeBytes": i.size_bytes or None})
+                   for i in st.images],
+    })
+    return {"metadata": encode_meta(node.metadata), "spec": spec, "status": status}
