@@ -44,6 +44,7 @@ from kubesched.api.types import (
     PodAffinity,
     PodAffinityTerm,
     PodCondition,
+    PodResourceClaim,
     PodSpec,
     PodStatus,
     PreferredSchedulingTerm,
@@ -667,9 +668,14 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         gates.append(_req_str(_dict(g, f"spec.schedulingGates[{i}]").get("name"),
                               f"spec.schedulingGates[{i}].name"))
     claims = []
+    pod_claims = []
     for i, c in enumerate(_list(s.get("resourceClaims"), "spec.resourceClaims")):
-        claims.append(_req_str(_dict(c, f"spec.resourceClaims[{i}]").get("name"),
-                               f"spec.resourceClaims[{i}].name"))
+        p = f"spec.resourceClaims[{i}]"
+        c = _dict(c, p)
+        claims.append(_req_str(c.get("name"), f"{p}.name"))
+        pod_claims.append(PodResourceClaim(
+            claims[-1], _str(c.get("resourceClaimName"), f"{p}.resourceClaimName"),
+            _str(c.get("resourceClaimTemplateName"), f"{p}.resourceClaimTemplateName")))
     grace = _int(s.get("terminationGracePeriodSeconds"), "spec.terminationGracePeriodSeconds",
                  30)
     assert grace is not None
@@ -700,6 +706,7 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         scheduling_gates=tuple(gates),
         termination_grace_period_seconds=grace,
         resource_claims=claims,
+        pod_resource_claims=tuple(pod_claims),
     )
 
     st = _dict(d.get("status"), "status")
@@ -718,6 +725,7 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         nominated_node_name=_str(st.get("nominatedNodeName"), "status.nominatedNodeName"),
         start_time=parse_time(st.get("startTime"), "status.startTime"),
         conditions=conditions,
+        resource_claim_statuses=_claim_statuses(st.get("resourceClaimStatuses")),
     )
     pod = Pod(metadata=meta, spec=spec, status=status)
     _default_pod_level_resources(pod)
@@ -726,6 +734,17 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
 
 
 # ---------------------------------------------------------------- cluster objects
+
+
+def _claim_statuses(v: Any) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for i, c in enumerate(_list(v, "status.resourceClaimStatuses")):
+        p = f"status.resourceClaimStatuses[{i}]"
+        c = _dict(c, p)
+        name = c.get("resourceClaimName")
+        out[_req_str(c.get("name"), f"{p}.name")] = (
+            None if name is None else _str(name, f"{p}.resourceClaimName"))
+    return out
 
 
 def parse_node(d: Any, *, source: str | None = None) -> Node:

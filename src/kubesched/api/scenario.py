@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
+from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
 from kubesched.api.parse import (
@@ -66,6 +68,11 @@ GENERIC_KINDS: dict[str, bool] = {
     "ReplicationController": True,
     "StatefulSet": True,
     "Job": True,
+    "DeviceClass": False,
+    "ResourceSlice": False,
+    "ResourceClaim": True,
+    "ResourceClaimTemplate": True,
+    "DeviceTaintRule": False,
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
@@ -82,7 +89,8 @@ TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
 DEFAULT_TOLERATION_SECONDS = 300
 
 #: other kinds parsed into typed objects (``api.policy``).
-TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget}
+TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget,
+                                  **DRA_PARSERS}
 
 #: PriorityClasses every cluster has (scheduling.k8s.io SystemPriorityClasses).
 SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
@@ -315,6 +323,7 @@ class _ScenarioBuilder:
         self._warn_missing_nodes()
         assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
                                      sc.objects["StorageClass"])
+        sc.warnings.extend(create_template_claims(sc.pods, sc.objects))
         return sc
 
     def _check_fault_targets(self) -> None:

@@ -240,6 +240,15 @@ class PodCondition:
     message: str = ""
 
 
+@dataclass(slots=True, frozen=True)
+class PodResourceClaim:
+    """One ``spec.resourceClaims`` entry: a claim by name, or one made from a template."""
+
+    name: str
+    resource_claim_name: str = ""
+    resource_claim_template_name: str = ""
+
+
 @dataclass(slots=True)
 class PodSpec:
     node_name: str = ""
@@ -258,7 +267,8 @@ class PodSpec:
     volumes: list[Volume] = field(default_factory=list)
     scheduling_gates: tuple[str, ...] = ()
     termination_grace_period_seconds: int = 30
-    resource_claims: list[str] = field(default_factory=list)
+    resource_claims: list[str] = field(default_factory=list)  # the entries' names
+    pod_resource_claims: tuple[PodResourceClaim, ...] = ()
 
 
 @dataclass(slots=True)
@@ -267,6 +277,9 @@ class PodStatus:
     nominated_node_name: str = ""
     start_time: float | None = None
     conditions: list[PodCondition] = field(default_factory=list)
+    # status.resourceClaimStatuses: pod claim name -> the generated claim's name (None: the
+    # controller decided no claim is needed)
+    resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

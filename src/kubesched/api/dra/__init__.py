@@ -1,0 +1,1 @@
+"""Dynamic Resource Allocation (resource.k8s.io): objects, validation and the CEL environment."""

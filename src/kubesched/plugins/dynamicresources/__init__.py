@@ -1,0 +1,1 @@
+"""The DynamicResources plugin (DRA) and upstream's structured allocator it drives."""

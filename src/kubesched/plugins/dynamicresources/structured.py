@@ -1,0 +1,698 @@
+"""Upstream's structured-parameters allocator (``k8s.io/dynamic-resource-allocation/
+structured``, the "stable" channel of kubernetes commit 03ab440c, plus distinctAttribute).
+
+``Allocator(features, allocated, classes, slices).allocate(node, claims)`` returns one
+``AllocationResult`` per claim, or ``None`` when the claims cannot all be satisfied on the
+node, or raises ``AllocationError`` when a claim or class is broken (upstream's errors,
+which abort scheduling of the pod). The search is upstream's: claims in order, requests in
+order, for each needed device the pools in order (sorted by driver and pool name), slices
+in order (by name), devices in order; the first complete solution wins, backtracking on
+constraints. Deterministic, so the same devices as upstream's allocator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kubesched.api.dra.cel import (
+    CelCompileError,
+    CelRuntimeError,
+    DeviceInput,
+    compile_selector,
+    device_input,
+)
+from kubesched.api.dra.types import (
+    ALL,
+    ALLOCATION_RESULTS_MAX_SIZE,
+    EXACT_COUNT,
+    TAINT_NO_EXECUTE,
+    TAINT_NO_SCHEDULE,
+    AllocatedDeviceConfiguration,
+    AllocationResult,
+    Device,
+    DeviceClass,
+    DeviceRequestAllocationResult,
+    DeviceSubRequest,
+    DeviceTaint,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceSlice,
+)
+from kubesched.api.selectors import node_matches_terms
+from kubesched.api.types import Node, NodeSelectorRequirement, NodeSelectorTerm
+
+DeviceID = tuple[str, str, str]  # driver, pool, device
+
+
+class AllocationError(Exception):
+    """A claim or class the allocator cannot work with (upstream returns an error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    admin_access: bool = True
+    prioritized_list: bool = True
+    partitionable_devices: bool = False
+    device_taints: bool = False
+    device_binding: bool = False
+
+
+@dataclass(slots=True)
+class Pool:
+    driver: str
+    name: str
+    slices: list[ResourceSlice] = field(default_factory=list)  # newest generation only
+    targeting: list[ResourceSlice] = field(default_factory=list)  # slices for this node
+    incomplete: bool = False
+    invalid: bool = False
+    invalid_reason: str = ""
+
+    @property
+    def pool_id(self) -> str:
+        return f"{self.driver}/{self.name}"
+
+
+def node_matches(node: Node | None, node_name: str, all_nodes: bool,
+                 selector: tuple[NodeSelectorTerm, ...] | None) -> bool:
+    if node_name:
+        return node is not None and node.name == node_name
+    if all_nodes:
+        return True
+    if selector is not None:
+        return node_matches_terms(node, selector)
+    return False
+
+
+def gather_pools(slices: Iterable[ResourceSlice], node: Node | None,
+                 features: Features) -> list[Pool]:
+    """GatherPools: the pools with devices reachable from ``node``, newest generation of
+    each, flagged incomplete (not all slices published) or invalid (duplicate device
+    names). Counter-only slices (sharedCounters, no devices) belong to their pool without
+    targeting a node."""
+    all_pools: dict[tuple[str, str], Pool] = {}
+    for s in slices:
+        key = (s.driver, s.pool)
+        pool = all_pools.get(key)
+        if pool is None:
+            pool = all_pools[key] = Pool(s.driver, s.pool, [s])
+            continue
+        gen = pool.slices[0].pool_generation
+        if s.pool_generation < gen:
+            continue
+        if s.pool_generation > gen:
+            pool.slices = []
+        pool.slices.append(s)
+    result = []
+    for key in sorted(all_pools):
+        pool = all_pools[key]
+        pool.slices.sort(key=lambda s: s.name)
+        for s in pool.slices:
+            if not s.devices:
+                continue
+            if s.per_device_node_selection:
+                if not features.partitionable_devices:
+                    continue
+                if any(node_matches(node, d.node_name, d.all_nodes, d.node_selector)
+                       for d in s.devices):
+                    pool.targeting.append(s)
+            elif (s.node_name or s.all_nodes or s.node_selector is not None) and \
+                    node_matches(node, s.node_name, s.all_nodes, s.node_selector):
+                pool.targeting.append(s)
+        if not pool.targeting:
+            continue
+        pool.incomplete = len(pool.slices) != pool.slices[0].resource_slice_count
+        seen: set[str] = set()
+        for s in pool.slices:
+            for d in s.devices:
+                if d.name in seen:
+                    pool.invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
+                seen.add(d.name)
+        result.append(pool)
+    return result
+
+
+@dataclass(slots=True)
+class _Candidate:
+    id: DeviceID
+    device: Device
+    slice: ResourceSlice
+    pool: Pool
+
+
+@dataclass(slots=True)
+class _RequestData:
+    request: DeviceSubRequest
+    parent: str | None  # the parent request's name for a firstAvailable subrequest
+    cls: DeviceClass | None
+    num_devices: int = 0
+    all_devices: list[_Candidate] = field(default_factory=list)
+    selected_sub: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.parent}/{self.request.name}" if self.parent else self.request.name
+
+
+class _MatchAttribute:
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        self.requests = set(requests)
+        self.attribute = attribute
+        self.value: Any = None
+        self.count = 0
+
+    def _applies(self, request: str, sub: str) -> bool:
+        return not self.requests or request in self.requests or (
+            bool(sub) and f"{request}/{sub}" in self.requests)
+
+    def add(self, request: str, sub: str, c: _Candidate) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = lookup_attribute(c.device, c.id[0], self.attribute)
+        if value is None:
+            return False
+        if self.count and not _same_value(self.value, value):
+            return False
+        if not self.count:
+            self.value = value
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str, c: _Candidate) -> None:
+        if self._applies(request, sub):
+            self.count -= 1
+
+
+class _DistinctAttribute(_MatchAttribute):
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.values: list[Any] = []
+
+    def add(self, request: str, sub: str, c: _Candidate) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = lookup_attribute(c.device, c.id[0], self.attribute)
+        if value is None or any(_same_value(v, value) for v in self.values):
+            return False
+        self.values.append(value)
+        return True
+
+    def remove(self, request: str, sub: str, c: _Candidate) -> None:
+        if self._applies(request, sub):
+            self.values.pop()
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    # bool is an int in Python: compare the kinds as upstream's typed fields do
+    return type(a) is type(b) and a == b
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> Any:
+    """A fully-qualified attribute; the driver's own domain may be left out on the device."""
+    if name in device.attributes:
+        return device.attributes[name]
+    domain, sep, ident = name.partition("/")
+    if not sep or domain != driver:
+        return None
+    return device.attributes.get(ident)
+
+
+def taint_prevents_allocation(taints: Iterable[DeviceTaint], request: DeviceSubRequest) -> bool:
+    return any(t.effect in (TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE)
+               and not any(tol.tolerates(t) for tol in request.tolerations) for t in taints)
+
+
+class _Stop(Exception):
+    pass
+
+
+class _MaxSizeExceeded(Exception):
+    pass
+
+
+class Allocator:
+    """One per scheduling cycle (upstream: built in PreFilter), used for every node."""
+
+    def __init__(self, features: Features, allocated: set[DeviceID],
+                 classes: Mapping[str, DeviceClass], slices: list[ResourceSlice],
+                 taint_rules: Iterable[DeviceTaintRule] = (),
+                 consumed_counters: Mapping[tuple[str, str, str], Mapping[str, Fraction]]
+                 | None = None) -> None:
+        self.features = features
+        self.allocated = allocated
+        self.classes = classes
+        self.slices = slices
+        self.taint_rules = list(taint_rules)
+        # device (by identity) and expression -> selected?; the devices are immutable
+        self._matches: dict[tuple[int, str], bool] = {}
+        self._inputs: dict[int, DeviceInput] = {}
+        self._available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        self.num_allocate_one = 0
+
+    # ---------------------------------------------------------------- selectors
+
+    def _device_input(self, driver: str, device: Device) -> DeviceInput:
+        key = id(device)
+        found = self._inputs.get(key)
+        if found is None:
+            found = self._inputs[key] = device_input(driver, device.attributes,
+                                                     device.capacity)
+        return found
+
+    def _selectors_match(self, claim: ResourceClaim, cls: DeviceClass | None,
+                         selectors: tuple[str, ...], c: _Candidate) -> bool:
+        for i, expr in enumerate(selectors):
+            key = (id(c.device), expr)
+            hit = self._matches.get(key)
+            if hit is not None:
+                if not hit:
+                    return False
+                continue
+            compiled = compile_selector(expr)
+            who = f"class {cls.name}" if cls is not None else f"claim {claim.key}"
+            if isinstance(compiled, CelCompileError):
+                raise AllocationError(f"{who}: selector #{i}: CEL compile error: "
+                                      f"{compiled.detail}")
+            try:
+                hit = compiled.device_matches(self._device_input(c.id[0], c.device))
+            except CelRuntimeError as e:
+                raise AllocationError(
+                    f"{who}: selector #{i} on device {'/'.join(c.id)}: CEL runtime error: "
+                    f"{e}") from None
+            self._matches[key] = hit
+            if not hit:
+                return False
+        return True
+
+    def _is_selectable(self, node: Node | None, claim: ResourceClaim, rd: _RequestData,
+                       c: _Candidate) -> bool:
+        if not self.features.device_binding and c.device.binding_conditions:
+            return False
+        if rd.cls is not None and not self._selectors_match(claim, rd.cls, rd.cls.selectors,
+                                                            c):
+            return False
+        if not self._selectors_match(claim, None, rd.request.selectors, c):
+            return False
+        if c.slice.per_device_node_selection:
+            d = c.device
+            return node_matches(node, d.node_name, d.all_nodes, d.node_selector)
+        return True
+
+    def _device_taints(self, c: _Candidate) -> tuple[DeviceTaint, ...]:
+        if not self.taint_rules:
+            return c.device.taints
+        extra = tuple(r.taint for r in self.taint_rules if self._rule_selects(r, c))
+        return c.device.taints + extra
+
+    def _rule_selects(self, rule: DeviceTaintRule, c: _Candidate) -> bool:
+        driver, pool, name = c.id
+        if (rule.driver and rule.driver != driver) or (rule.pool and rule.pool != pool) or \
+                (rule.device and rule.device != name):
+            return False
+        if rule.device_class_name:
+            cls = self.classes.get(rule.device_class_name)
+            if cls is None:
+                return False
+            selectors = cls.selectors + rule.selectors
+        else:
+            selectors = rule.selectors
+        for expr in selectors:
+            compiled = compile_selector(expr)
+            if isinstance(compiled, CelCompileError):
+                return False
+            try:
+                if not compiled.device_matches(self._device_input(driver, c.device)):
+                    return False
+            except CelRuntimeError:
+                return False
+        return True
+
+    # ---------------------------------------------------------------- counters
+
+    def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
+        key = (pool.driver, pool.name)
+        found = self._available_counters.get(key)
+        if found is not None:
+            return found
+        avail: dict[str, dict[str, Fraction]] = {}
+        for s in pool.slices:
+            for cs in s.shared_counters:
+                avail[cs.name] = dict(cs.counters)
+        for s in pool.slices:
+            for d in s.devices:
+                if (pool.driver, pool.name, d.name) not in self.allocated:
+                    continue
+                for cc in d.consumes_counters:
+                    cset = avail.get(cc.counter_set)
+                    if cset is None:
+                        continue
+                    for name, v in cc.counters.items():
+                        if name in cset:
+                            cset[name] -= v
+        self._available_counters[key] = avail
+        return avail
+
+    # ---------------------------------------------------------------- allocation
+
+    def allocate(self, node: Node | None,
+                 claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+        pools = gather_pools(self.slices, node, self.features)
+        run = _Run(self, node, claims, pools)
+        return run.run()
+
+
+class _Run:
+    """One Allocate call (upstream's unexported ``allocator``)."""
+
+    def __init__(self, a: Allocator, node: Node | None, claims: list[ResourceClaim],
+                 pools: list[Pool]) -> None:
+        self.a = a
+        self.node = node
+        self.claims = claims
+        self.pools = pools
+        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.constraints: list[list[_MatchAttribute]] = []
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.results: list[list[tuple[_RequestData, _Candidate, bool | None]]] = [
+            [] for _ in claims]
+        self.consumed: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+
+    def _class(self, claim: ResourceClaim, req: DeviceSubRequest) -> DeviceClass:
+        if not req.device_class_name:
+            raise AllocationError(f"claim {claim.key}, request {req.name}: missing device "
+                                  "class name (unsupported request type?)")
+        cls = self.a.classes.get(req.device_class_name)
+        if cls is None:
+            raise AllocationError(
+                f"claim {claim.key}, request {req.name}: could not retrieve device class "
+                f'{req.device_class_name}: deviceclass.resource.k8s.io "'
+                f'{req.device_class_name}" not found')
+        return cls
+
+    def _validate(self, ci: int, req: DeviceSubRequest, parent: str | None) -> _RequestData:
+        claim = self.claims[ci]
+        if not self.a.features.admin_access and req.admin_access is not None:
+            raise AllocationError(f"claim {claim.key}, request {req.name}: admin access is "
+                                  "requested, but the feature is disabled")
+        rd = _RequestData(req, parent, self._class(claim, req))
+        if req.allocation_mode == EXACT_COUNT:
+            rd.num_devices = req.count
+        elif req.allocation_mode == ALL:
+            for pool in self.pools:
+                if pool.incomplete:
+                    raise AllocationError(
+                        f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                        f"resource pool {pool.pool_id} is currently being updated")
+                if pool.invalid:
+                    raise AllocationError(
+                        f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                        f"resource pool {pool.pool_id} is currently invalid")
+                for s in pool.targeting:
+                    for d in s.devices:
+                        c = _Candidate((pool.driver, pool.name, d.name), d, s, pool)
+                        if self.a._is_selectable(self.node, claim, rd, c):
+                            rd.all_devices.append(c)
+            rd.num_devices = len(rd.all_devices)
+        else:
+            raise AllocationError(f"claim {claim.key}, request {req.name}: unsupported count "
+                                  f"mode {req.allocation_mode}")
+        return rd
+
+    def run(self) -> list[AllocationResult] | None:
+        for ci, claim in enumerate(self.claims):
+            min_devices = 0
+            for ri, request in enumerate(claim.spec.requests):
+                if request.first_available:
+                    if not self.a.features.prioritized_list:
+                        raise AllocationError(
+                            f"claim {claim.key}, request {request.name}: has subrequests, "
+                            "but the DRAPrioritizedList feature is disabled")
+                    least = None
+                    for si, sub in enumerate(request.first_available):
+                        rd = self._validate(ci, sub, request.name)
+                        self.request_data[(ci, ri, si)] = rd
+                        least = rd.num_devices if least is None else min(least,
+                                                                         rd.num_devices)
+                    min_devices += least or 0
+                else:
+                    assert request.exactly is not None
+                    rd = self._validate(ci, request.exactly, None)
+                    self.request_data[(ci, ri, 0)] = rd
+                    min_devices += rd.num_devices
+            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(
+                    f"claim {claim.key}: number of requested devices {min_devices} exceeds "
+                    f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+            constraints: list[_MatchAttribute] = []
+            for i, c in enumerate(claim.spec.constraints):
+                if c.match_attribute is not None:
+                    constraints.append(_MatchAttribute(c.requests, c.match_attribute))
+                elif c.distinct_attribute is not None:
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
+                else:
+                    raise AllocationError(f"claim {claim.key}, constraint #{i}: empty "
+                                          "constraint (unsupported constraint type?)")
+            self.constraints.append(constraints)
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False)
+        except _Stop:
+            return None
+        except _MaxSizeExceeded:
+            done = False
+        if not done:
+            for pool in self.pools:
+                if pool.invalid:
+                    raise AllocationError("invalid resource pools were encountered")
+            return None
+        return [self._result(ci) for ci in range(len(self.claims))]
+
+    # -- the search
+
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> bool:
+        self.a.num_allocate_one += 1
+        if ci >= len(self.claims):
+            return True
+        claim = self.claims[ci]
+        if ri >= len(claim.spec.requests):
+            try:
+                return self._allocate_one(ci + 1, 0, 0, 0, False)
+            except _MaxSizeExceeded:
+                return False
+        rd = self.request_data[(ci, ri, si)]
+        if not in_sub and rd.parent is not None:
+            all_exceeded = True
+            sub = 0
+            while (ci, ri, sub) in self.request_data:
+                try:
+                    ok = self._allocate_one(ci, ri, sub, di, True)
+                except _MaxSizeExceeded:
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    self.request_data[(ci, ri, 0)].selected_sub = sub
+                    return True
+                sub += 1
+            if all_exceeded:
+                raise _MaxSizeExceeded
+            return False
+        req = rd.request
+        do_all = req.allocation_mode == ALL
+        if do_all and not rd.all_devices:
+            return False
+        if di >= rd.num_devices:
+            return self._allocate_one(ci, ri + 1, 0, 0, False)
+        if len(self.results[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
+            raise _MaxSizeExceeded
+        if do_all:
+            c = rd.all_devices[di]
+            undo = self._allocate_device(ci, rd, c, must=True)
+            if undo is None:
+                return False
+            try:
+                done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+            except BaseException:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
+        admin = bool(req.admin_access)
+        for pool in self.pools:
+            if pool.incomplete or pool.invalid:
+                continue
+            for s in pool.targeting:
+                for d in s.devices:
+                    did = (pool.driver, pool.name, d.name)
+                    if admin:
+                        if ci in self.allocating.get(did, ()):
+                            continue
+                    elif did in self.a.allocated or self.allocating.get(did):
+                        continue
+                    c = _Candidate(did, d, s, pool)
+                    if not self.a._is_selectable(self.node, claim, rd, c):
+                        continue
+                    undo = self._allocate_device(ci, rd, c, must=False)
+                    if undo is None:
+                        continue
+                    try:
+                        done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+                    except BaseException:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def _allocate_device(self, ci: int, rd: _RequestData, c: _Candidate, *,
+                         must: bool) -> Callable[[], None] | None:
+        req = rd.request
+        admin = bool(req.admin_access)
+        if admin:
+            if ci in self.allocating.get(c.id, ()):
+                return None
+        elif c.id in self.a.allocated or self.allocating.get(c.id):
+            return None
+        if c.device.consumes_counters:
+            if not self.a.features.partitionable_devices:
+                return None
+            if not self._take_counters(c):
+                return None
+        if self.a.features.device_taints and taint_prevents_allocation(
+                self.a._device_taints(c), req):
+            if c.device.consumes_counters:
+                self._release_counters(c)
+            return None
+        base = rd.parent or req.name
+        sub = req.name if rd.parent else ""
+        constraints = self.constraints[ci]
+        for i, con in enumerate(constraints):
+            if not con.add(base, sub, c):
+                if must:
+                    raise AllocationError(
+                        f"claim {self.claims[ci].key}, request {req.name}: cannot add device "
+                        f"{'/'.join(c.id)} because a claim constraint would not be satisfied")
+                for done in constraints[:i]:
+                    done.remove(base, sub, c)
+                if c.device.consumes_counters:
+                    self._release_counters(c)
+                return None
+        self.allocating.setdefault(c.id, set()).add(ci)
+        self.results[ci].append((rd, c, True if admin else None))
+
+        def undo() -> None:
+            for con in constraints:
+                con.remove(base, sub, c)
+            self.allocating[c.id].discard(ci)
+            if c.device.consumes_counters:
+                self._release_counters(c)
+            self.results[ci].pop()
+        return undo
+
+    def _take_counters(self, c: _Candidate) -> bool:
+        avail = self.a._available(c.pool)
+        consumed = self.consumed.setdefault((c.pool.driver, c.pool.name), {})
+        for cc in c.device.consumes_counters:
+            cset = consumed.setdefault(cc.counter_set, {})
+            for name, v in cc.counters.items():
+                cset[name] = cset.get(name, Fraction(0)) + v
+        for set_name, counters in avail.items():
+            used = consumed.get(set_name, {})
+            for name, value in counters.items():
+                if value < used.get(name, 0):
+                    self._release_counters(c)
+                    return False
+        return True
+
+    def _release_counters(self, c: _Candidate) -> None:
+        consumed = self.consumed[(c.pool.driver, c.pool.name)]
+        for cc in c.device.consumes_counters:
+            cset = consumed[cc.counter_set]
+            for name, v in cc.counters.items():
+                cset[name] -= v
+
+    # -- results
+
+    def _result(self, ci: int) -> AllocationResult:
+        claim = self.claims[ci]
+        results = tuple(
+            DeviceRequestAllocationResult(
+                request=rd.name, driver=c.id[0], pool=c.id[1], device=c.id[2],
+                admin_access=admin, tolerations=rd.request.tolerations)
+            for rd, c, admin in self.results[ci])
+        config: list[AllocatedDeviceConfiguration] = []
+        class_ranges: dict[str, tuple[int, int]] = {}
+        for ri in range(len(claim.spec.requests)):
+            rd = self.request_data[(ci, ri, 0)]
+            if rd.parent is not None:
+                rd = self.request_data[(ci, ri, rd.selected_sub)]
+            cls = rd.cls
+            if cls is None:
+                continue
+            if cls.name in class_ranges:
+                start, end = class_ranges[cls.name]
+                for i in range(start, end):
+                    old = config[i]
+                    config[i] = AllocatedDeviceConfiguration(
+                        old.source, (*old.requests, rd.name), old.opaque)
+                continue
+            start = len(config)
+            for cfg in cls.config:
+                config.append(AllocatedDeviceConfiguration("FromClass", (rd.name,), cfg.opaque))
+            class_ranges[cls.name] = (start, len(config))
+        for cfg in claim.spec.config:
+            if not cfg.requests:
+                config.append(AllocatedDeviceConfiguration("FromClaim", (), cfg.opaque))
+                continue
+            for ri, request in enumerate(claim.spec.requests):
+                if request.name in cfg.requests:
+                    config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
+                                                                cfg.opaque))
+                    continue
+                rd = self.request_data[(ci, ri, 0)]
+                if rd.parent is None:
+                    continue
+                sub = request.first_available[rd.selected_sub]
+                if f"{request.name}/{sub.name}" in cfg.requests:
+                    config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
+                                                                cfg.opaque))
+        n = len(claim.spec.requests)
+        config = [AllocatedDeviceConfiguration(c.source, (), c.opaque)
+                  if len(c.requests) == n else c for c in config]
+        return AllocationResult(results, tuple(config),
+                                self._node_selector([c for _, c, _ in self.results[ci]]))
+
+    @staticmethod
+    def _node_selector(cands: list[_Candidate]) -> tuple[NodeSelectorTerm, ...] | None:
+        fields: list[NodeSelectorRequirement] = []
+        exprs: list[NodeSelectorRequirement] = []
+        for c in cands:
+            if c.slice.per_device_node_selection:
+                name, sel = c.device.node_name, c.device.node_selector
+            else:
+                name, sel = c.slice.node_name, c.slice.node_selector
+            if name:
+                return (NodeSelectorTerm(match_fields=(
+                    NodeSelectorRequirement("metadata.name", "In", (name,)),)),)
+            if sel is not None:
+                if len(sel) > 1:
+                    raise AllocationError(f"create NodeSelector for claim: unsupported "
+                                          f"ResourceSlice.NodeSelector with {len(sel)} terms")
+                if sel:
+                    for req in sel[0].match_fields:
+                        if not any(_same_requirement(req, r) for r in fields):
+                            fields.append(req)
+                    for req in sel[0].match_expressions:
+                        if not any(_same_requirement(req, r) for r in exprs):
+                            exprs.append(req)
+        if fields or exprs:
+            return (NodeSelectorTerm(match_expressions=tuple(exprs),
+                                     match_fields=tuple(fields)),)
+        return None
+
+
+def _same_requirement(a: NodeSelectorRequirement, b: NodeSelectorRequirement) -> bool:
+    return a.key == b.key and a.operator == b.operator and set(a.values) == set(b.values)
