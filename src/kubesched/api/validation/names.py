@@ -23,12 +23,8 @@ def qualified_name_errors(value: str) -> list[str]:
         prefix, name = parts
         if not prefix:
             errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            errs.append("prefix part must be no more than 253 characters")
-        elif not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                        "alphanumeric characters, '-' or '.', and must start and end with an "
-                        "alphanumeric character")
+        else:
+            errs += ["prefix part " + e for e in dns1123_subdomain_errors(prefix)]
     else:
         return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
                 "must start and end with an alphanumeric character with an optional DNS "
@@ -45,17 +41,25 @@ def qualified_name_errors(value: str) -> list[str]:
     return errs
 
 
+def _length_and_format(value: str, limit: int, regex: re.Pattern[str], message: str
+                       ) -> list[str]:
+    """apimachinery's usual pair of checks: a maximum length, then a RegexError."""
+    errs = []
+    if len(value) > limit:
+        errs.append(f"must be no more than {limit} characters")
+    if not regex.fullmatch(value):
+        errs.append(message)
+    return errs
+
+
 def label_value_errors(value: str) -> list[str]:
     """apimachinery ``IsValidLabelValue``."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append("a valid label must be an empty string or consist of alphanumeric "
-                    "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                    f"character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-                    f"validation is '({QUALIFIED_NAME_FMT})?')")
-    return errs
+    return _length_and_format(
+        value, 63, _LABEL_VALUE_RE,
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', "
+        "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "
+        "or 'my_value',  or '12345', regex used for validation is "
+        f"'({QUALIFIED_NAME_FMT})?')")
 
 
 def is_qualified_name(value: str) -> bool:
@@ -68,25 +72,17 @@ _DNS1123_SUBDOMAIN_FMT = rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*"
 
 def dns1123_label_errors(value: str) -> list[str]:
     """apimachinery ``IsDNS1123Label`` (namespaces, container and volume names)."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL_RE.fullmatch(value):
-        errs.append("a lowercase RFC 1123 label must consist of lower case alphanumeric "
-                    "characters or '-', and must start and end with an alphanumeric character "
-                    "(e.g. 'my-name',  or '123-abc', regex used for validation is "
-                    f"'{_DNS1123_LABEL_FMT}')")
-    return errs
+    return _length_and_format(
+        value, 63, _DNS1123_LABEL_RE,
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+        "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+        f"'123-abc', regex used for validation is '{_DNS1123_LABEL_FMT}')")
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """apimachinery ``IsDNS1123Subdomain`` (most object names)."""
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                    "characters, '-' or '.', and must start and end with an alphanumeric "
-                    "character (e.g. 'example.com', regex used for validation is "
-                    f"'{_DNS1123_SUBDOMAIN_FMT}')")
-    return errs
+    return _length_and_format(
+        value, 253, _DNS1123_SUBDOMAIN_RE,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+        "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+        f"'example.com', regex used for validation is '{_DNS1123_SUBDOMAIN_FMT}')")
