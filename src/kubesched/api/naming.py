@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Container
 
 # utilrand's alphanums: consonants and digits only, so names never spell words
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 _RANDOM_LENGTH = 5
 _MAX_NAME_LENGTH = 63
 _MAX_GENERATED_NAME_LENGTH = _MAX_NAME_LENGTH - _RANDOM_LENGTH
@@ -24,7 +24,7 @@ def generate_name(base: str, rng: random.Random, taken: Container[str] = ()) -> 
     if len(base) > _MAX_GENERATED_NAME_LENGTH:
         base = base[:_MAX_GENERATED_NAME_LENGTH]
     while True:
-        name = base + "".join(rng.choice(_ALPHANUMS) for _ in range(_RANDOM_LENGTH))
+        name = base + "".join(rng.choice(ALPHANUMS) for _ in range(_RANDOM_LENGTH))
         if name not in taken:
             return name
 

@@ -719,7 +719,7 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         start_time=parse_time(st.get("startTime"), "status.startTime"),
         conditions=conditions,
     )
-    pod = Pod(metadata=meta, spec=spec, status=status)
+    pod = Pod(metadata=meta, spec=spec, status=status, raw_spec=s)
     _default_pod_level_resources(pod)
     _res.compute_pod_resources(pod)
     return pod

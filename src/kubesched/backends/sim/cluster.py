@@ -35,7 +35,7 @@ from kubesched.api.storage import (
 )
 from kubesched.api.types import Node, Pod, PodCondition
 from kubesched.backends.base import BindError
-from kubesched.backends.sim.controllers import Controllers
+from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import EVICTED_PREFIX, FaultRunner, TaintManager, node_removed
 from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
 from kubesched.clock import VirtualClock
@@ -130,7 +130,9 @@ class SimCluster:
         self.gone: dict[str, str] = {}
         self.created: list[Pod] = []  # pods the controllers created during the run
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
-        self.controllers = Controllers(scenario.objects, seed)
+        self.controllers = Controllers(scenario, seed, self.nodes, self._keys)
+        self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
+        self._finish_at: dict[str, float] = {}  # uid -> when a running pod finishes
         self.faults = FaultRunner(self)
         self.taints = TaintManager(self)
         # Termination: every change to the simulated cluster bumps ``_changes``; a failed
@@ -346,8 +348,7 @@ class SimCluster:
                 rec.node, rec.message, rec.time = None, reason, now
                 if current.spec.node_name:
                     rec.evicted_from = current.spec.node_name
-            if self.controllers.replaces_when_gone(current) is False:
-                self._replace(current)
+            self._create(self.controllers.deleting(current))
         if not current.spec.node_name or force:
             if terminating:  # its grace period is cut short
                 self._drop(_GONE, lambda payload: payload is current)
@@ -367,17 +368,19 @@ class SimCluster:
         self.scheduler.on_pod_update(current, term)
         self._push(now + current.spec.termination_grace_period_seconds, _GONE, term)
 
-    def _replace(self, pod: Pod) -> None:
-        """The pod's controller creates its replacement, arriving now."""
-        new = self.controllers.replacement(pod, self._keys)
-        self.created.append(new)
-        self._push(self.clock.now(), _ARRIVE, new)
+    def _create(self, pods: list[Pod], at: float | None = None) -> None:
+        """Pods a controller created: they arrive now (or at ``at``)."""
+        for new in pods:
+            self.created.append(new)
+            self._push(self.clock.now() if at is None else at, _ARRIVE, new)
 
     def _after_gone(self, pod: Pod) -> None:
         """``pod`` has left the API server (the last step of a deletion, or finished)."""
+        finished = pod.uid not in self.deleted
         self.gone[pod.uid] = self.deleted.get(pod.uid, "finished")
-        if pod.uid in self.deleted and self.controllers.replaces_when_gone(pod):
-            self._replace(pod)
+        if finished:
+            self.finished.append(pod)
+        self._create(self.controllers.gone(pod, finished))
 
     # Nodes changed by faults: the API server's object, then watchers (the scheduler, the
     # taint manager, the pod GC) hear of it at once.
@@ -500,8 +503,10 @@ class SimCluster:
                 self.scheduler.on_pod_update(old, new)
                 if self.pods.get(new.uid) is new:
                     self.taints.pod_bound(new)
+                    self._create(self.controllers.bound(new))
                 d = pod_duration(new)
                 if d is not None:
+                    self._finish_at[new.uid] = now + d
                     self._push(now + d, _FINISH, new)
             elif kind == _FINISH:
                 pod = cast(Pod, payload)
@@ -548,13 +553,24 @@ class SimCluster:
                 self.scheduler.on_pod_add(pod)
                 d = pod_duration(pod)
                 if d is not None:  # running since time 0
+                    self._finish_at[pod.uid] = d
                     self._push(d, _FINISH, pod)
-            else:
+            elif pod.status.phase not in ("Succeeded", "Failed"):
                 ts = pod.metadata.creation_timestamp
                 pending.append(((pod_arrival(pod), ts is None, ts or 0.0, i), pod))
+        created, deleted = self.controllers.start(self.scenario.pods)
+        doomed = {p.uid for p in deleted}
         pending.sort(key=lambda kp: kp[0])
         for (arrival, *_rest), pod in pending:
-            self._push(arrival, _ARRIVE, pod)
+            if pod.uid in doomed:  # scaled down before it was ever scheduled
+                self.deleted[pod.uid] = self.gone[pod.uid] = SCALED_DOWN
+            else:
+                self._push(arrival, _ARRIVE, pod)
+        for pod in deleted:
+            if pod.uid in self.pods:
+                self.delete(pod, SCALED_DOWN)
+        for pod in created:  # a template's kubesched.io/arrival: when its pods are created
+            self._create([pod], at=pod_arrival(pod))
         for fault in self.scenario.faults:
             self._push(fault.at, _FAULT, fault)
 
