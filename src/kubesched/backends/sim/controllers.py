@@ -121,10 +121,8 @@ class _Template:
     def make(self, name: str, uid: str, labels: Mapping[str, str] | None = None,
              annotations: Mapping[str, str] | None = None,
              spec: dict[str, Any] | None = None) -> Pod:
-        if spec is not None:  # a spec of its own (a DaemonSet pod's node affinity)
-            base = self.parse_spec(spec)
-        else:
-            base = self.pod
+        # a spec of its own: a DaemonSet pod's node affinity
+        base = self.parse_spec(spec) if spec is not None else self.pod
         pod = copy.copy(base)
         pod.metadata = ObjectMeta(
             name=name, namespace=base.namespace, uid=uid,
@@ -401,8 +399,8 @@ class _Job(_Controller):
         if not indexed or completions is None:
             return self.scale(want, at_start)
         active = self.active()
-        running = {int(i) for p in active
-                   if (i := p.metadata.annotations.get(JOB_COMPLETION_INDEX, "")).isdigit()}
+        running = {int(ix) for p in active
+                   if (ix := p.metadata.annotations.get(JOB_COMPLETION_INDEX, "")).isdigit()}
         todo = [i for i in range(int(completions))
                 if i not in self.done_indexes and i not in running]
         created = []
