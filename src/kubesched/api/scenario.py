@@ -9,6 +9,7 @@ KubeSchedulerConfiguration document.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,6 +116,29 @@ class Scenario:
     # every document but Pods and Nodes, as read (and the ReplicaSets Deployments made), in
     # order: what ``simulate --state-out`` writes back as loaded
     documents: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ClusterState:
+    """What ``explain`` judges a pod against: nodes, the pods bound to them (terminating ones
+    too), pending pods nominated to a node, and the other objects."""
+
+    nodes: list[Node]
+    running: list[Pod]
+    nominated: list[tuple[Pod, str]]
+    objects: dict[str, list[Any]]
+    namespaces: dict[str, Namespace]
+
+
+def scenario_state(scenario: Scenario) -> ClusterState:
+    """The state of a scenario as loaded."""
+    running = [p for p in scenario.pods
+               if p.spec.node_name and p.status.phase not in ("Succeeded", "Failed")]
+    nominated = [(p, p.status.nominated_node_name) for p in scenario.pods
+                 if not p.spec.node_name and p.status.nominated_node_name
+                 and p.uid not in scenario.admission_errors]
+    return ClusterState(scenario.nodes, running, nominated, scenario.objects,
+                        scenario.namespaces)
 
 
 def _annotation_seconds(pod: Pod, key: str) -> float | None:
@@ -450,7 +474,10 @@ def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
     """Load the scenario made of all ``paths`` together, in order (see
     ``load_scenario_text``)."""
     loader = _ScenarioBuilder(release, strict, validate)
-    for p in paths:
+    for p in scenario_files(paths):
+        if p == "-":
+            loader.add_text(sys.stdin.read(), "<stdin>")
+            continue
         try:
             text = Path(p).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -458,3 +485,23 @@ def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
             raise InputError(f"cannot read scenario file: {reason}", file=p) from None
         loader.add_text(text, p)
     return loader.finish()
+
+
+SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def scenario_files(paths: list[str]) -> list[str]:
+    """``paths`` with each directory replaced by its ``.yaml``, ``.yml`` and ``.json`` files
+    (sorted by name, not recursing, as ``kubectl apply -f DIR``); ``-`` is standard input."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if p != "-" and path.is_dir():
+            files = sorted(str(f) for f in path.iterdir()
+                           if f.is_file() and f.suffix in SCENARIO_SUFFIXES)
+            if not files:
+                raise InputError("no .yaml, .yml or .json files in this directory", file=p)
+            out += files
+        else:
+            out.append(p)
+    return out

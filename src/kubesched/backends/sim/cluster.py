@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from kubesched.api.faults import Fault
-from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
+from kubesched.api.scenario import ClusterState, Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
@@ -50,6 +50,7 @@ _DELETED = 5  # a pod already gone from the API server, told to the scheduler la
 _TICK = 6  # nothing but a change (a binding fault used up)
 _FAULT = 7  # a Fault's time has come
 _EVICT = 8  # the taint manager's eviction is due: (uid, time)
+PREEMPTED_BY = "preempted by "
 _Stored = TypeVar("_Stored", PersistentVolume, PersistentVolumeClaim)
 
 
@@ -92,6 +93,8 @@ class SimResult:
     virtual_seconds: float
     events: dict[str, int] = field(default_factory=dict)
     missing_node_pods: dict[str, str] = field(default_factory=dict)  # pod key -> its node
+    # preemptor key -> the keys of the victims it evicted, in order
+    preemptions: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def scheduled(self) -> int:
@@ -129,6 +132,7 @@ class SimCluster:
         self.deleted: dict[str, str] = {}
         self.gone: dict[str, str] = {}
         self.created: list[Pod] = []  # pods the controllers created during the run
+        self.preemptions: dict[str, list[str]] = {}  # preemptor key -> victims' keys
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
         self.controllers = Controllers(scenario, seed, self.nodes, self._keys)
         self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
@@ -142,6 +146,9 @@ class SimCluster:
         self._changes = 0
         self._failed_at: dict[str, int] = {}  # uid -> _changes at its last failed attempt
         self.until: float | None = None  # bound on virtual time (``simulate --until``)
+        # simulate --explain: the pods whose cluster at their last failed attempt is kept
+        self.explain_keys: set[str] = set()
+        self.last_attempt: dict[str, tuple[Pod, ClusterState]] = {}
         # --check: every binding is judged before it is applied; the first violation ends
         # the run (raised from run_until_idle: the binder turns exceptions into statuses)
         self.checker = InvariantChecker(self) if check else None
@@ -324,6 +331,8 @@ class SimCluster:
         """Preemption's deletion of a victim (see ``delete``)."""
         current = self.pods.get(pod.uid)
         if current is not None:
+            if reason.startswith(PREEMPTED_BY):
+                self.preemptions.setdefault(reason[len(PREEMPTED_BY):], []).append(pod.key)
             self.delete(current, reason)
 
     def delete(self, current: Pod, reason: str, *, force: bool = False,
@@ -406,6 +415,14 @@ class SimCluster:
         self._on_node.pop(name, None)
         return True
 
+    def finish_time(self, uid: str) -> float | None:
+        """When a running pod finishes (its ``kubesched.io/duration``), or None."""
+        return self._finish_at.get(uid)
+
+    def not_arrived(self) -> list[Pod]:
+        """Pods still to arrive (a run cut short by ``--until``), in arrival order."""
+        return [cast(Pod, e[3]) for e in sorted(self._timeline) if e[1] == _ARRIVE]
+
     def pod_by_key(self, key: str) -> Pod | None:
         uid = self._by_key.get(key)
         return self.pods.get(uid) if uid is not None else None
@@ -461,6 +478,8 @@ class SimCluster:
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
         if node is None:
             self._failed_at[pod.uid] = self._changes
+            if pod.key in self.explain_keys:
+                self._keep_attempt(pod)
         else:
             self._failed_at.pop(pod.uid, None)
         rec = self.records.get(pod.uid)
@@ -474,6 +493,21 @@ class SimCluster:
             rec.node = node
         else:
             rec.message = message
+
+    def _keep_attempt(self, pod: Pod) -> None:
+        """The cluster as this failed attempt saw it: references to the nodes and pods of
+        the moment (objects are replaced, never changed, when they change), and the
+        nominations; enough to explain the attempt after the run."""
+        cache = self.scheduler.cache
+        nodes = [ni.node for ni in cache.nodes.values() if ni.node is not None]
+        running = [p for ni in cache.nodes.values() for p in ni.pods]
+        nom = self.scheduler.queue.nominator
+        nominated = [(p, nom.node_of[u]) for u in nom.node_of
+                     if u != pod.uid and (p := nom.pod(u)) is not None]
+        h = self.scheduler.handle
+        self.last_attempt[pod.key] = (pod, ClusterState(
+            nodes, running, nominated, {k: list(v) for k, v in h.objects.items()},
+            h.namespaces))
 
     # ------------------------------------------------------------------ the run
 
@@ -595,7 +629,7 @@ class SimCluster:
                                    f"{', '.join(sorted(wp.pending))}")
         return SimResult(list(self.records.values()), self.utilisation(), wall,
                          self.clock.now(), dict(self.event_counts),
-                         dict(self.scenario.missing_node_pods))
+                         dict(self.scenario.missing_node_pods), dict(self.preemptions))
 
     def run_until_idle(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Deliver events and schedule until nothing more can happen."""
