@@ -123,14 +123,14 @@ class _Template:
              spec: dict[str, Any] | None = None) -> Pod:
         # a spec of its own: a DaemonSet pod's node affinity
         base = self.parse_spec(spec) if spec is not None else self.pod
-        pod = copy.copy(base)
-        pod.metadata = ObjectMeta(
-            name=name, namespace=base.namespace, uid=uid,
-            labels={**self.labels, **(labels or {})},
-            annotations={**self.annotations, **(annotations or {})},
-            owner_references=[self.ref])
-        pod.spec = copy.copy(base.spec)
-        pod.status = PodStatus()
+        # the spec is shared by the pods of one template: whoever changes a pod's spec
+        # copies it first (the scheduler's assume, the simulator's binding)
+        pod = Pod(ObjectMeta(name=name, namespace=base.namespace, uid=uid,
+                             labels={**self.labels, **(labels or {})},
+                             annotations={**self.annotations, **(annotations or {})},
+                             owner_references=[self.ref]),
+                  base.spec, PodStatus(), base.requests, base.non_zero_cpu,
+                  base.non_zero_memory, base.raw_spec)
         if self.refused is not None:
             self._scenario.admission_errors[uid] = self.refused.replace(
                 f'pods "{self.owner.metadata.name}"', f'pods "{name}"', 1)
