@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,13 +89,24 @@ def main() -> None:
     """kube-scheduler's pipeline in Python: simulate, explain, benchmark."""
 
 
+SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
+
+
 @main.command()
-@click.argument("scenario", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("scenario", nargs=-1, type=SCENARIO_ARG)
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="A KubeSchedulerConfiguration (overrides one in the scenario).")
 @click.option("--seed", default=0, show_default=True, help="Seed for tie-breaking.")
 @click.option("--placements", "placements_path", metavar="PATH",
               help="Write one JSON line per pod that entered the queue ('-': stdout).")
+@click.option("--state-out", "state_path", metavar="PATH",
+              help="Write the end state as a scenario ('-': stdout) that simulate and "
+                   "explain read back.")
+@click.option("--explain", "explain_keys", metavar="NS/NAME", multiple=True,
+              help="After the summary, why this pod is still pending: its explain table "
+                   "against the cluster at its last attempt (repeatable).")
+@click.option("--top", type=click.IntRange(min=1), metavar="N",
+              help="With --explain: the N best nodes; the rest grouped by verdict.")
 @click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
               help="Stop at this virtual time (pods still pending then are reported so).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
@@ -108,22 +118,32 @@ def main() -> None:
                    "binding) at every binding; a violation ends the run with exit 1.")
 @decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
-             placements_path: str | None, until: float | None, quiet: bool, strict: bool,
+             placements_path: str | None, state_path: str | None, explain_keys: tuple[str, ...],
+             top: int | None, until: float | None, quiet: bool, strict: bool,
              check: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
-    """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example)."""
+    """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example).
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
     from kubesched.backends.sim.cluster import SimCluster
     from kubesched.backends.sim.invariants import InvariantViolation
 
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     check_output_path(placements_path, "--placements")
+    check_output_path(state_path, "--state-out")
+    for key in explain_keys:
+        if key.count("/") != 1:
+            _fail_input(InputError("--explain must be NAMESPACE/NAME", value=key))
+    if placements_path == "-" and state_path == "-":
+        _fail_input(InputError("--placements and --state-out cannot both be stdout"))
     try:
         scen, config = _load(paths, config_path, features, strict, plugins)
         sim = SimCluster(scen, config, seed=seed, check=check)
         sim.until = until
+        sim.explain_keys = set(explain_keys)
     except InputError as err:
         _fail_input(err)
         return
-    show = not quiet and placements_path != "-"
+    show = not quiet and "-" not in (placements_path, state_path)
     if show and not scenario:
         click.echo(f"Simulating the bundled example {BUNDLED_EXAMPLE} "
                    f"(others: {', '.join(_bundled_examples())})")
@@ -146,8 +166,37 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
             sys.stdout.write(lines)
         else:
             Path(placements_path).write_text(lines)
+    if state_path:
+        from kubesched.backends.sim.state import write_state
+
+        text = write_state(sim)
+        if state_path == "-":
+            sys.stdout.write(text)
+        else:
+            Path(state_path).write_text(text)
     if show:
         _print_summary(result)
+    for key in explain_keys:
+        _explain_after_run(sim, config, key, top)
+
+
+def _explain_after_run(sim: Any, config: SchedulerConfiguration, key: str,
+                       top: int | None) -> None:
+    from kubesched.explain import explain_pod
+
+    current = sim.pod_by_key(key)
+    rec = next((r for r in reversed(list(sim.records.values())) if r.key == key), None)
+    if current is not None and current.spec.node_name:
+        click.echo(f"{key}: bound to {current.spec.node_name}; nothing to explain")
+        return
+    kept = sim.last_attempt.get(key)
+    if current is None or kept is None:
+        why = (rec.pending_reason() if rec is not None and current is not None
+               else (rec.message or "gone") if rec is not None else "no such pod in the run")
+        click.echo(f"{key}: not explained: {why}")
+        return
+    pod, state = kept
+    _print_explain(explain_pod(state, config, pod), top)
 
 
 def _print_summary(result: SimResult) -> None:
@@ -169,14 +218,25 @@ def _print_summary(result: SimResult) -> None:
         more = len(result.missing_node_pods) - 5
         con.print(Text(f"{len(result.missing_node_pods)} pod(s) bound to nodes the scenario "
                        f"lacks, never run: {listed}" + (f" and {more} more" if more > 0 else "")))
-    reasons = Counter(r.pending_reason() for r in result.pending)
-    if reasons:
+    groups: dict[str, list[str]] = {}
+    for r in result.pending:
+        groups.setdefault(r.pending_reason(), []).append(r.key)
+    if groups:
         t = Table(title="Pending pods by reason", show_lines=False)
         t.add_column("pods", justify="right")
         t.add_column("reason")
-        for msg, c in reasons.most_common():
-            t.add_row(str(c), Text(msg))  # reasons hold brackets: not rich markup
+        t.add_column("first pods")
+        for msg, keys in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            # reasons hold brackets: not rich markup
+            t.add_row(str(len(keys)), Text(msg), Text(_first(keys, SHOWN_NAMES)))
         con.print(t)
+    if result.preemptions:
+        victims = sum(len(v) for v in result.preemptions.values())
+        con.print(f"[bold]{len(result.preemptions)}[/] pod(s) preempted [bold]{victims}[/]:")
+        for preemptor, keys in list(result.preemptions.items())[:SHOWN_PREEMPTIONS]:
+            con.print(Text(f"  {preemptor} evicted {_first(keys, SHOWN_NAMES)}"))
+        if len(result.preemptions) > SHOWN_PREEMPTIONS:
+            con.print(f"  ... and {len(result.preemptions) - SHOWN_PREEMPTIONS} more")
     nodes = result.nodes
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
     for col in ("node", "pods", "cpu", "memory"):
@@ -188,7 +248,22 @@ def _print_summary(result: SimResult) -> None:
                   _pct(row["memory_requested"], row["memory_allocatable"]))
     if len(nodes) > 20:
         t.add_row(f"... {len(nodes) - 20} more", "", "", "")
+    t.add_section()
+    t.add_row("total", str(sum(r["pods"] for r in nodes)),
+              _pct(sum(r["cpu_requested"] for r in nodes),
+                   sum(r["cpu_allocatable"] for r in nodes)),
+              _pct(sum(r["memory_requested"] for r in nodes),
+                   sum(r["memory_allocatable"] for r in nodes)))
     con.print(t)
+
+
+SHOWN_NAMES = 3
+SHOWN_PREEMPTIONS = 10
+
+
+def _first(keys: list[str], n: int) -> str:
+    more = len(keys) - n
+    return ", ".join(keys[:n]) + (f" and {more} more" if more > 0 else "")
 
 
 def _pct(used: int, alloc: int) -> str:
@@ -196,18 +271,23 @@ def _pct(used: int, alloc: int) -> str:
 
 
 @main.command()
-@click.argument("scenario", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False))
+@click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
 @click.option("--pod", "pod_key", required=True, help="The pending pod, as NAMESPACE/NAME.")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@click.option("--top", type=click.IntRange(min=1), metavar="N",
+              help="Table only: the N best nodes; the rest grouped by identical verdict "
+                   "(JSON always lists every node).")
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings.")
 @decision_options
 def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fmt: str,
-            strict: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
-    """Why a pending pod goes where it goes, or why it fits nowhere."""
+            top: int | None, strict: bool, features: FeatureGates,
+            plugins: dict[str, type]) -> None:
+    """Why a pending pod goes where it goes, or why it fits nowhere.
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
     from kubesched.explain import explain as run_explain
 
     if "/" not in pod_key:
@@ -221,10 +301,58 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
     if fmt == "json":
         click.echo(json.dumps(out, indent=1))
         return
-    _print_explain(out)
+    _print_explain(out, top)
 
 
-def _print_explain(out: dict[str, Any]) -> None:
+def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, str]]:
+    """The explain table's rows (node(s), verdict, detail): feasible nodes best first (the
+    ``top`` best alone, the others grouped by identical scores), then the infeasible ones
+    grouped by identical verdict, largest group first."""
+    feasible = sorted((r for r in out["nodes"] if r["feasible"]),
+                      key=lambda r: -r["total"])
+    rows: list[tuple[str, str, str]] = []
+    alone = feasible if top is None else feasible[:top]
+    for row in alone:
+        mark = " *" if row["node"] in out["selected"] else ""
+        rows.append((row["node"], f"total {row['total']}{mark}", _score_detail(row)))
+    same: dict[tuple[int, str], list[str]] = {}
+    for row in feasible[len(alone):]:
+        same.setdefault((row["total"], _score_detail(row)), []).append(row["node"])
+    for (total, detail), names in same.items():
+        rows.append((_group(names), f"total {total}", detail))
+    filtered: dict[str, list[str]] = {}
+    for row in out["nodes"]:
+        if not row["feasible"]:
+            verdict = f"{_rejector(row)}: {', '.join(row['reasons'])}"
+            filtered.setdefault(verdict, []).append(row["node"])
+    for verdict, names in sorted(filtered.items(), key=lambda kv: -len(kv[1])):
+        rows.append((_group(names), "filtered", verdict))
+    return rows
+
+
+def _score_detail(row: dict[str, Any]) -> str:
+    """Each plugin's score, then each extender's (raw, and weighted as added to the total)."""
+    exts = row.get("extenders") or []
+    return ", ".join([f"{k} {v}" for k, v in row["scores"].items()]
+                     + [f"extender {e['extender']} {e['score']} (+{e['weighted']})"
+                        for e in exts if "score" in e])
+
+
+def _rejector(row: dict[str, Any]) -> str:
+    """The plugin that filtered the node out, or the extender (whose verdict names none)."""
+    if row["plugin"] is not None:
+        return str(row["plugin"])
+    return next((f"extender {e['extender']}" for e in row.get("extenders") or []
+                 if e.get("verdict") not in (None, "Success", "Error (ignored)")), "?")
+
+
+def _group(names: list[str]) -> str:
+    if len(names) == 1:
+        return names[0]
+    return f"{len(names)} nodes: {_first(names, SHOWN_NAMES)}"
+
+
+def _print_explain(out: dict[str, Any], top: int | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -234,22 +362,8 @@ def _print_explain(out: dict[str, Any]) -> None:
     t.add_column("node")
     t.add_column("verdict")
     t.add_column("detail")
-    for row in out["nodes"]:
-        exts = row.get("extenders") or []
-        if row["feasible"]:
-            detail = ", ".join([f"{k} {v}" for k, v in row["scores"].items()]
-                               + [f"extender {e['extender']} {e['score']} (+{e['weighted']})"
-                                  for e in exts if "score" in e])
-            mark = " *" if row["node"] in out["selected"] else ""
-            t.add_row(Text(row["node"]), f"total {row['total']}{mark}", Text(detail))
-        else:
-            rejector = row["plugin"]
-            if rejector is None:  # an extender's verdict carries no plugin name
-                rejector = next((f"extender {e['extender']}" for e in exts
-                                 if e.get("verdict") not in (None, "Success",
-                                                             "Error (ignored)")), None)
-            t.add_row(row["node"], "filtered",
-                      Text(f"{rejector}: {', '.join(row['reasons'])}"))
+    for nodes, verdict, detail in explain_rows(out, top):
+        t.add_row(Text(nodes), verdict, Text(detail))
     con.print(t)
     if out["selected"]:
         con.print(f"selected (top score): {', '.join(out['selected'])}")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kubesched.api.scenario import Scenario
+from kubesched.api.scenario import ClusterState, Scenario, scenario_state
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.types import Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
@@ -59,30 +59,56 @@ def find_target(scenario: Scenario, key: str) -> Pod:
     raise InputError(f"pod {key} not found in the scenario", obj=f"Pod {key}")
 
 
-def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) -> dict[str, Any]:
-    from kubesched.clock import VirtualClock
+def _controllers_pods(scenario: Scenario) -> list[Pod]:
+    """The pods the scenario's controllers create at the start of a run (seed 0, as
+    ``simulate`` names them by default), so ``--pod`` may name one."""
+    from kubesched.backends.sim.controllers import Controllers
 
-    target = find_target(scenario, pod_key)
+    if not any(scenario.objects.get(k) for k in ("ReplicaSet", "ReplicationController",
+                                                 "StatefulSet", "DaemonSet", "Job")):
+        return []
+    ctl = Controllers(scenario, 0, {n.name: n for n in scenario.nodes},
+                      {p.key for p in scenario.pods})
+    created, _deleted = ctl.start(scenario.pods)
+    return created
+
+
+def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) -> dict[str, Any]:
+    try:
+        target = find_target(scenario, pod_key)
+    except InputError:
+        created = next((p for p in _controllers_pods(scenario) if p.key == pod_key), None)
+        if created is None:
+            raise
+        target = created
     refused = scenario.admission_errors.get(target.uid)
     if refused is not None:
         raise InputError(f"pod {pod_key} can never be scheduled: the API server refuses it "
                          f"({refused})", obj=f"Pod {pod_key}")
+    return explain_pod(scenario_state(scenario), config, target)
+
+
+def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: Pod
+                ) -> dict[str, Any]:
+    """The explanation of ``target`` (pending) against ``cluster``."""
+    from kubesched.clock import VirtualClock
+
+    pod_key = target.key
     sched = Scheduler(ReadOnlyBackend(), VirtualClock(), config)
-    sched.handle.objects = scenario.objects
-    sched.handle.namespaces = scenario.namespaces
+    sched.handle.objects = cluster.objects
+    sched.handle.namespaces = cluster.namespaces
     fwk = sched.profiles.get(target.spec.scheduler_name)
     if fwk is None:
         raise InputError(f"pod {pod_key} names schedulerName {target.spec.scheduler_name!r}, "
                          "which no profile of the configuration serves",
                          obj=f"Pod {pod_key}", field="spec.schedulerName")
-    for node in scenario.nodes:
+    for node in cluster.nodes:
         sched.cache.add_node(node)
-    for pod in scenario.pods:
-        if pod.spec.node_name and pod.status.phase not in ("Succeeded", "Failed"):
-            sched.cache.add_pod(pod)
-        elif (not pod.spec.node_name and pod.status.nominated_node_name
-              and pod.uid != target.uid and pod.uid not in scenario.admission_errors):
-            sched.queue.add_nominated_pod(pod, pod.status.nominated_node_name)
+    for pod in cluster.running:
+        sched.cache.add_pod(pod)
+    for pod, node_name in cluster.nominated:
+        if pod.uid != target.uid:
+            sched.queue.add_nominated_pod(pod, node_name)
     sched.cache.update_snapshot(sched.snapshot)
     snap = sched.snapshot
     names = snap.table.names

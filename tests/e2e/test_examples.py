@@ -115,9 +115,9 @@ def test_bad_config_field_names_its_path(tmp_path):
 
 def test_unknown_kind_is_skipped_with_a_warning(tmp_path):
     f = tmp_path / "mixed.yaml"
-    f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\n"
+    f.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n---\n"
                  "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
                  "status: {capacity: {cpu: '1', memory: 1Gi, pods: '10'}}\n")
     res = CliRunner().invoke(main, ["simulate", str(f), "--check", "--quiet"])
     assert res.exit_code == 0, res.output
-    assert "Deployment" in res.output and "warning" in res.output
+    assert "ConfigMap" in res.output and "warning" in res.output

@@ -27,7 +27,7 @@ apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: web}
 spec:
-  replicas: 2
+  replicas: 1
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
@@ -197,10 +197,11 @@ def test_not_ready_taints_the_node_and_the_taint_manager_evicts_after_toleration
     assert late["message"].startswith("0/2 nodes are available: 1 node(s) didn't match "
                                       "Pod's node affinity/selector, 1 node(s) had "
                                       "untolerated taint(s).")
-    # web-a's replacement (a copy: n1 by its nodeSelector) fits nowhere while n1 is tainted
+    # web-a's replacement, made from the ReplicaSet's template (no nodeSelector, no
+    # requests), goes to n2 as soon as web-a is evicted
     (rep,) = [v for k, v in got.items() if GEN.match(k)]
-    assert rep["node"] is None and rep["time"] == 310.0
-    assert rep["message"] == late["message"]
+    assert rep == {"pod": rep["pod"], "node": "n2", "time": 310.0, "attempts": 1,
+                   "message": None}
     taints = {(t.key, t.effect) for t in sim.nodes["n1"].spec.taints}
     assert taints == {("node.kubernetes.io/not-ready", "NoSchedule"),
                       ("node.kubernetes.io/not-ready", "NoExecute")}
@@ -330,11 +331,12 @@ def test_stateful_set_pod_comes_back_under_its_name_once_gone():
     text = (node("n1") + node("n2") + STS + pod("db-0", on="n1", owner=owner)
             + fault("kill", 10, "DeletePod", pod="db-0"))
     sim, lines = simulate(text)
-    # the new db-0 is created when the old one is gone (30 s of grace), keeps its
-    # nodeSelector (n1) and is scheduled there
+    # the new db-0 is created when the old one is gone (30 s of grace), from the
+    # StatefulSet's template (the old one's nodeSelector is not on it)
     assert [(ln["pod"], ln["node"], ln["time"], ln["message"]) for ln in lines] == [
         ("default/db-0", None, 10.0, "evicted: pod deleted"),
-        ("default/db-0", "n1", 40.0, None)]
+        ("default/db-0", "n2", 40.0, None)]
+    assert sim.created[0].spec.node_selector == {}
     assert sim.created[0].uid != "default/db-0"
 
 

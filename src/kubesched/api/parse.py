@@ -727,7 +727,7 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         conditions=conditions,
         resource_claim_statuses=_claim_statuses(st.get("resourceClaimStatuses")),
     )
-    pod = Pod(metadata=meta, spec=spec, status=status)
+    pod = Pod(metadata=meta, spec=spec, status=status, raw_spec=s)
     _default_pod_level_resources(pod)
     _res.compute_pod_resources(pod)
     return pod

@@ -9,6 +9,8 @@ KubeSchedulerConfiguration document.
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from kubesched.api.types import (
     Toleration,
 )
 from kubesched.api.validation.registry import validate_object
+from kubesched.api.workloads import expand_deployments
 from kubesched.errors import InputError
 from kubesched.releases import DEFAULT_VERSION
 
@@ -73,14 +76,15 @@ GENERIC_KINDS: dict[str, bool] = {
     "ResourceClaim": True,
     "ResourceClaimTemplate": True,
     "DeviceTaintRule": False,
+    "Deployment": True,
+    "DaemonSet": True,
+    "CronJob": True,
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
     {"Node", "Namespace", "PriorityClass", FAULT_KIND}
     | {k for k, ns in GENERIC_KINDS.items() if not ns})
 
-#: the kinds that create pods (kubesched does not run them yet)
-CONTROLLER_KINDS = ("ReplicaSet", "ReplicationController", "StatefulSet")
 
 #: the DefaultTolerationSeconds admission plugin's taints and its default (its
 #: --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds)
@@ -117,6 +121,32 @@ class Scenario:
     missing_node_pods: dict[str, str] = field(default_factory=dict)
     # kind: Fault documents, in file order (the simulator sorts them by time)
     faults: list[Fault] = field(default_factory=list)
+    # every document but Pods and Nodes, as read (and the ReplicaSets Deployments made), in
+    # order: what ``simulate --state-out`` writes back as loaded
+    documents: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ClusterState:
+    """What ``explain`` judges a pod against: nodes, the pods bound to them (terminating ones
+    too), pending pods nominated to a node, and the other objects."""
+
+    nodes: list[Node]
+    running: list[Pod]
+    nominated: list[tuple[Pod, str]]
+    objects: dict[str, list[Any]]
+    namespaces: dict[str, Namespace]
+
+
+def scenario_state(scenario: Scenario) -> ClusterState:
+    """The state of a scenario as loaded."""
+    running = [p for p in scenario.pods
+               if p.spec.node_name and p.status.phase not in ("Succeeded", "Failed")]
+    nominated = [(p, p.status.nominated_node_name) for p in scenario.pods
+                 if not p.spec.node_name and p.status.nominated_node_name
+                 and p.uid not in scenario.admission_errors]
+    return ClusterState(scenario.nodes, running, nominated, scenario.objects,
+                        scenario.namespaces)
 
 
 def _annotation_seconds(pod: Pod, key: str) -> float | None:
@@ -190,6 +220,8 @@ class _ScenarioBuilder:
                 self._add_object(item, source, f"{where} items[{j}]")
             return
         self._check_structure(doc, kind, source)
+        if kind not in ("Node", "Pod"):
+            self.sc.documents.append(doc)
         if kind == "Node":
             self._add_node(parse_node(doc, source=source), source)
         elif kind == "Pod":
@@ -319,7 +351,12 @@ class _ScenarioBuilder:
                 sc.namespaces[ns] = make_namespace(ns)
         self._resolve_priorities()
         self._check_fault_targets()
-        self._warn_controllers()
+        before = len(sc.objects["ReplicaSet"])
+        sc.warnings.extend(expand_deployments(sc.objects))
+        sc.documents.extend(rs.raw for rs in sc.objects["ReplicaSet"][before:])
+        for cj in sc.objects["CronJob"]:
+            sc.warnings.append(f"CronJob {cj.metadata.namespace}/{cj.metadata.name}: "
+                               "kubesched does not run CronJobs; no Job is created")
         self._warn_missing_nodes()
         assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
                                      sc.objects["StorageClass"])
@@ -337,21 +374,6 @@ class _ScenarioBuilder:
                 if value is not None and value not in known:
                     raise InputError(f"no {what} {value} in the scenario", file=f.source,
                                      obj=f.ref, field=fld, value=value)
-
-    def _warn_controllers(self) -> None:
-        """Controllers' replicas are not created yet: say so rather than run short."""
-        sc = self.sc
-        for kind in CONTROLLER_KINDS:
-            for obj in sc.objects.get(kind, ()):
-                replicas = obj.raw.get("spec", {}).get("replicas", 1)
-                owned = sum(1 for p in sc.pods if p.namespace == obj.metadata.namespace and any(
-                    r.controller and r.kind == kind and r.name == obj.metadata.name
-                    for r in p.metadata.owner_references))
-                if owned < replicas:
-                    sc.warnings.append(
-                        f"{kind} {obj.metadata.namespace}/{obj.metadata.name}: {replicas} "
-                        f"replicas, {owned} of its pods in the scenario; kubesched does not "
-                        "create a controller's pods yet, so it schedules only those")
 
     def _warn_missing_nodes(self) -> None:
         """A pod bound to a Node the scenario lacks holds nothing anywhere; as in a cluster
@@ -375,39 +397,52 @@ class _ScenarioBuilder:
         is kept, pending for good, with the API server's message in
         ``Scenario.admission_errors`` (the simulator reports it as the pod's reason)."""
         sc = self.sc
-        classes: dict[str, tuple[int, str]] = {
-            name: (value, "PreemptLowerPriority")
-            for name, value in SYSTEM_PRIORITY_CLASSES.items()}
-        defaults = []
-        for name, pc in sc.priority_classes.items():
-            classes[name] = (pc.value, pc.preemption_policy)
-            if pc.global_default:
-                defaults.append(pc)
-        if len(defaults) > 1:
-            names = ", ".join(pc.metadata.name for pc in defaults)
-            raise InputError(f"more than one PriorityClass has globalDefault: true ({names})")
-        default = defaults[0] if defaults else None
+        admit = priority_admission(sc)
         for pod in sc.pods:
-            spec = pod.spec
-            if spec.priority is not None:
-                continue
-            if spec.priority_class_name:
-                found = classes.get(spec.priority_class_name)
-                if found is None:  # a running pod keeps priority 0, as before
-                    if not spec.node_name:
-                        msg = (f'pods "{pod.name}" is forbidden: no PriorityClass with name '
-                               f"{spec.priority_class_name} was found")
-                        sc.admission_errors[pod.uid] = msg
-                        sc.warnings.append(f"Pod {pod.key}: {msg}; it stays pending")
-                    continue
-                spec.priority, policy = found
-            elif default is not None:
-                spec.priority_class_name = default.metadata.name
-                spec.priority, policy = default.value, default.preemption_policy
-            else:
-                continue
-            if spec.preemption_policy is None:
-                spec.preemption_policy = policy
+            admit(pod)
+
+
+def priority_admission(sc: Scenario) -> Callable[[Pod], None]:
+    """The Priority admission plugin for ``sc``'s PriorityClasses: a function that sets a
+    pod's priority (and preemptionPolicy) as the plugin does, or records why the API server
+    refuses it in ``sc.admission_errors``. Used at load and for the pods controllers
+    create."""
+    classes: dict[str, tuple[int, str]] = {
+        name: (value, "PreemptLowerPriority")
+        for name, value in SYSTEM_PRIORITY_CLASSES.items()}
+    defaults = []
+    for name, pc in sc.priority_classes.items():
+        classes[name] = (pc.value, pc.preemption_policy)
+        if pc.global_default:
+            defaults.append(pc)
+    if len(defaults) > 1:
+        names = ", ".join(pc.metadata.name for pc in defaults)
+        raise InputError(f"more than one PriorityClass has globalDefault: true ({names})")
+    default = defaults[0] if defaults else None
+
+    def admit(pod: Pod) -> None:
+        spec = pod.spec
+        if spec.priority is not None:
+            return
+        if spec.priority_class_name:
+            found = classes.get(spec.priority_class_name)
+            if found is None:  # a running pod keeps priority 0, as before
+                if not spec.node_name:
+                    msg = (f'pods "{pod.name}" is forbidden: no PriorityClass with name '
+                           f"{spec.priority_class_name} was found")
+                    sc.admission_errors[pod.uid] = msg
+                    sc.warnings.append(f"Pod {pod.key}: {msg}; it stays pending")
+                return
+            spec.priority, policy = found
+        elif default is not None:
+            spec.priority_class_name = default.metadata.name
+            spec.priority, policy = default.value, default.preemption_policy
+        else:
+            return
+        if spec.preemption_policy is None:
+            spec.preemption_policy = policy
+
+    return admit
 
 
 def default_toleration_seconds(pod: Pod) -> None:
@@ -448,7 +483,10 @@ def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
     """Load the scenario made of all ``paths`` together, in order (see
     ``load_scenario_text``)."""
     loader = _ScenarioBuilder(release, strict, validate)
-    for p in paths:
+    for p in scenario_files(paths):
+        if p == "-":
+            loader.add_text(sys.stdin.read(), "<stdin>")
+            continue
         try:
             text = Path(p).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -456,3 +494,23 @@ def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
             raise InputError(f"cannot read scenario file: {reason}", file=p) from None
         loader.add_text(text, p)
     return loader.finish()
+
+
+SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def scenario_files(paths: list[str]) -> list[str]:
+    """``paths`` with each directory replaced by its ``.yaml``, ``.yml`` and ``.json`` files
+    (sorted by name, not recursing, as ``kubectl apply -f DIR``); ``-`` is standard input."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if p != "-" and path.is_dir():
+            files = sorted(str(f) for f in path.iterdir()
+                           if f.is_file() and f.suffix in SCENARIO_SUFFIXES)
+            if not files:
+                raise InputError("no .yaml, .yml or .json files in this directory", file=p)
+            out += files
+        else:
+            out.append(p)
+    return out

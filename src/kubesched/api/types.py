@@ -293,6 +293,8 @@ class Pod(Named):
     requests: Resources = field(default_factory=dict)
     non_zero_cpu: int = 0
     non_zero_memory: int = 0
+    # the spec as read (shared by the pods of one template): what ``--state-out`` writes
+    raw_spec: dict[str, Any] | None = None
 
     @property
     def priority(self) -> int:

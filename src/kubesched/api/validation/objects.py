@@ -148,7 +148,82 @@ def validate_controller(doc: Mapping[str, Any]) -> None:
         policy = spec.get("podManagementPolicy")
         if policy is not None and policy not in ("OrderedReady", "Parallel"):
             unsupported("spec.podManagementPolicy", policy, ("OrderedReady", "Parallel"))
-    validate_pod_spec(template.get("spec"), labels, "spec.template.spec")
+        start = (spec.get("ordinals") or {}).get("start")
+        if isinstance(start, int) and start < 0:
+            invalid("spec.ordinals.start", start, "must be greater than or equal to 0")
+    if kind == "Deployment":
+        strategy = (spec.get("strategy") or {}).get("type")
+        if strategy is not None and strategy not in ("Recreate", "RollingUpdate"):
+            unsupported("spec.strategy.type", strategy, ("Recreate", "RollingUpdate"))
+    if kind == "DaemonSet" and replicas is not None:
+        invalid("spec.replicas", replicas, "a DaemonSet has no replicas")  # not in its schema
+    tspec = template.get("spec") or {}
+    # ValidatePodTemplateSpecForReplicaSet / ForStatefulSet / DaemonSet: pods that restart
+    policy = tspec.get("restartPolicy")
+    if policy is not None and policy != "Always":
+        unsupported("spec.template.spec.restartPolicy", policy, ("Always",))
+    validate_pod_spec(tspec, labels, "spec.template.spec")
+
+
+def validate_job(doc: Mapping[str, Any]) -> None:
+    """batch/v1 Job: counts, completion mode, restartPolicy OnFailure or Never, and the
+    selector (the API server generates it unless ``manualSelector`` is true)."""
+    validate_meta(doc.get("metadata"), namespaced=True)
+    validate_job_spec(doc.get("spec") or {}, "spec")
+
+
+def validate_job_spec(spec: Mapping[str, Any], path: str) -> None:
+    from kubesched.api.parse import parse_label_selector
+    from kubesched.api.selectors import label_selector_matches
+
+    for f in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
+        v = spec.get(f)
+        if v is None:
+            continue
+        int32(f"{path}.{f}", v)
+        if v < 0 or (f == "activeDeadlineSeconds" and v == 0):
+            invalid(f"{path}.{f}", v, "must be greater than or equal to 0"
+                    if f != "activeDeadlineSeconds" else "must be greater than 0")
+    mode = spec.get("completionMode")
+    if mode is not None and mode not in ("NonIndexed", "Indexed"):
+        unsupported(f"{path}.completionMode", mode, ("NonIndexed", "Indexed"))
+    if mode == "Indexed" and spec.get("completions") is None:
+        required(f"{path}.completions", "when completion mode is Indexed")
+    replacement = spec.get("podReplacementPolicy")
+    if replacement is not None and replacement not in ("TerminatingOrFailed", "Failed"):
+        unsupported(f"{path}.podReplacementPolicy", replacement,
+                    ("TerminatingOrFailed", "Failed"))
+    template = spec.get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    validate_labels(labels, f"{path}.template.metadata.labels")
+    selector = spec.get("selector")
+    if spec.get("manualSelector"):
+        if not selector:
+            required(f"{path}.selector")
+        validate_label_selector(selector, f"{path}.selector")
+        if not label_selector_matches(parse_label_selector(selector, f"{path}.selector"),
+                                      labels):
+            invalid(f"{path}.template.metadata.labels", labels,
+                    "`selector` does not match template `labels`")
+    elif selector:
+        validate_label_selector(selector, f"{path}.selector")
+    tspec = template.get("spec") or {}
+    policy = tspec.get("restartPolicy")
+    if policy not in ("OnFailure", "Never"):
+        if policy is None:
+            required(f"{path}.template.spec.restartPolicy", 'valid values: "OnFailure", '
+                     '"Never"')
+        unsupported(f"{path}.template.spec.restartPolicy", policy, ("OnFailure", "Never"))
+    validate_pod_spec(tspec, labels, f"{path}.template.spec")
+
+
+def validate_cron_job(doc: Mapping[str, Any]) -> None:
+    validate_meta(doc.get("metadata"), namespaced=True)
+    spec = doc.get("spec") or {}
+    if not spec.get("schedule"):
+        required("spec.schedule")
+    validate_job_spec((spec.get("jobTemplate") or {}).get("spec") or {},
+                      "spec.jobTemplate.spec")
 
 
 def validate_namespace(doc: Mapping[str, Any]) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from kubesched.api.faults import Fault
-from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
+from kubesched.api.scenario import ClusterState, Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
@@ -35,7 +35,7 @@ from kubesched.api.storage import (
 )
 from kubesched.api.types import Node, Pod, PodCondition
 from kubesched.backends.base import BindError
-from kubesched.backends.sim.controllers import Controllers
+from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import EVICTED_PREFIX, FaultRunner, TaintManager, node_removed
 from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
 from kubesched.clock import VirtualClock
@@ -50,6 +50,7 @@ _DELETED = 5  # a pod already gone from the API server, told to the scheduler la
 _TICK = 6  # nothing but a change (a binding fault used up)
 _FAULT = 7  # a Fault's time has come
 _EVICT = 8  # the taint manager's eviction is due: (uid, time)
+PREEMPTED_BY = "preempted by "
 _Stored = TypeVar("_Stored", PersistentVolume, PersistentVolumeClaim)
 
 
@@ -92,6 +93,8 @@ class SimResult:
     virtual_seconds: float
     events: dict[str, int] = field(default_factory=dict)
     missing_node_pods: dict[str, str] = field(default_factory=dict)  # pod key -> its node
+    # preemptor key -> the keys of the victims it evicted, in order
+    preemptions: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def scheduled(self) -> int:
@@ -129,8 +132,11 @@ class SimCluster:
         self.deleted: dict[str, str] = {}
         self.gone: dict[str, str] = {}
         self.created: list[Pod] = []  # pods the controllers created during the run
+        self.preemptions: dict[str, list[str]] = {}  # preemptor key -> victims' keys
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
-        self.controllers = Controllers(scenario.objects, seed)
+        self.controllers = Controllers(scenario, seed, self.nodes, self._keys)
+        self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
+        self._finish_at: dict[str, float] = {}  # uid -> when a running pod finishes
         self.faults = FaultRunner(self)
         self.taints = TaintManager(self)
         # Termination: every change to the simulated cluster bumps ``_changes``; a failed
@@ -140,6 +146,9 @@ class SimCluster:
         self._changes = 0
         self._failed_at: dict[str, int] = {}  # uid -> _changes at its last failed attempt
         self.until: float | None = None  # bound on virtual time (``simulate --until``)
+        # simulate --explain: the pods whose cluster at their last failed attempt is kept
+        self.explain_keys: set[str] = set()
+        self.last_attempt: dict[str, tuple[Pod, ClusterState]] = {}
         # --check: every binding is judged before it is applied; the first violation ends
         # the run (raised from run_until_idle: the binder turns exceptions into statuses)
         self.checker = InvariantChecker(self) if check else None
@@ -327,6 +336,8 @@ class SimCluster:
         """Preemption's deletion of a victim (see ``delete``)."""
         current = self.pods.get(pod.uid)
         if current is not None:
+            if reason.startswith(PREEMPTED_BY):
+                self.preemptions.setdefault(reason[len(PREEMPTED_BY):], []).append(pod.key)
             self.delete(current, reason)
 
     def delete(self, current: Pod, reason: str, *, force: bool = False,
@@ -351,8 +362,7 @@ class SimCluster:
                 rec.node, rec.message, rec.time = None, reason, now
                 if current.spec.node_name:
                     rec.evicted_from = current.spec.node_name
-            if self.controllers.replaces_when_gone(current) is False:
-                self._replace(current)
+            self._create(self.controllers.deleting(current))
         if not current.spec.node_name or force:
             if terminating:  # its grace period is cut short
                 self._drop(_GONE, lambda payload: payload is current)
@@ -372,17 +382,19 @@ class SimCluster:
         self.scheduler.on_pod_update(current, term)
         self._push(now + current.spec.termination_grace_period_seconds, _GONE, term)
 
-    def _replace(self, pod: Pod) -> None:
-        """The pod's controller creates its replacement, arriving now."""
-        new = self.controllers.replacement(pod, self._keys)
-        self.created.append(new)
-        self._push(self.clock.now(), _ARRIVE, new)
+    def _create(self, pods: list[Pod], at: float | None = None) -> None:
+        """Pods a controller created: they arrive now (or at ``at``)."""
+        for new in pods:
+            self.created.append(new)
+            self._push(self.clock.now() if at is None else at, _ARRIVE, new)
 
     def _after_gone(self, pod: Pod) -> None:
         """``pod`` has left the API server (the last step of a deletion, or finished)."""
+        finished = pod.uid not in self.deleted
         self.gone[pod.uid] = self.deleted.get(pod.uid, "finished")
-        if pod.uid in self.deleted and self.controllers.replaces_when_gone(pod):
-            self._replace(pod)
+        if finished:
+            self.finished.append(pod)
+        self._create(self.controllers.gone(pod, finished))
 
     # Nodes changed by faults: the API server's object, then watchers (the scheduler, the
     # taint manager, the pod GC) hear of it at once.
@@ -407,6 +419,14 @@ class SimCluster:
             self.delete(self.pods[uid], node_removed(name), force=True)
         self._on_node.pop(name, None)
         return True
+
+    def finish_time(self, uid: str) -> float | None:
+        """When a running pod finishes (its ``kubesched.io/duration``), or None."""
+        return self._finish_at.get(uid)
+
+    def not_arrived(self) -> list[Pod]:
+        """Pods still to arrive (a run cut short by ``--until``), in arrival order."""
+        return [cast(Pod, e[3]) for e in sorted(self._timeline) if e[1] == _ARRIVE]
 
     def pod_by_key(self, key: str) -> Pod | None:
         uid = self._by_key.get(key)
@@ -467,6 +487,8 @@ class SimCluster:
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
         if node is None:
             self._failed_at[pod.uid] = self._changes
+            if pod.key in self.explain_keys:
+                self._keep_attempt(pod)
         else:
             self._failed_at.pop(pod.uid, None)
         rec = self.records.get(pod.uid)
@@ -480,6 +502,21 @@ class SimCluster:
             rec.node = node
         else:
             rec.message = message
+
+    def _keep_attempt(self, pod: Pod) -> None:
+        """The cluster as this failed attempt saw it: references to the nodes and pods of
+        the moment (objects are replaced, never changed, when they change), and the
+        nominations; enough to explain the attempt after the run."""
+        cache = self.scheduler.cache
+        nodes = [ni.node for ni in cache.nodes.values() if ni.node is not None]
+        running = [p for ni in cache.nodes.values() for p in ni.pods]
+        nom = self.scheduler.queue.nominator
+        nominated = [(p, nom.node_of[u]) for u in nom.node_of
+                     if u != pod.uid and (p := nom.pod(u)) is not None]
+        h = self.scheduler.handle
+        self.last_attempt[pod.key] = (pod, ClusterState(
+            nodes, running, nominated, {k: list(v) for k, v in h.objects.items()},
+            h.namespaces))
 
     # ------------------------------------------------------------------ the run
 
@@ -509,8 +546,10 @@ class SimCluster:
                 self.scheduler.on_pod_update(old, new)
                 if self.pods.get(new.uid) is new:
                     self.taints.pod_bound(new)
+                    self._create(self.controllers.bound(new))
                 d = pod_duration(new)
                 if d is not None:
+                    self._finish_at[new.uid] = now + d
                     self._push(now + d, _FINISH, new)
             elif kind == _FINISH:
                 pod = cast(Pod, payload)
@@ -557,13 +596,24 @@ class SimCluster:
                 self.scheduler.on_pod_add(pod)
                 d = pod_duration(pod)
                 if d is not None:  # running since time 0
+                    self._finish_at[pod.uid] = d
                     self._push(d, _FINISH, pod)
-            else:
+            elif pod.status.phase not in ("Succeeded", "Failed"):
                 ts = pod.metadata.creation_timestamp
                 pending.append(((pod_arrival(pod), ts is None, ts or 0.0, i), pod))
+        created, deleted = self.controllers.start(self.scenario.pods)
+        doomed = {p.uid for p in deleted}
         pending.sort(key=lambda kp: kp[0])
         for (arrival, *_rest), pod in pending:
-            self._push(arrival, _ARRIVE, pod)
+            if pod.uid in doomed:  # scaled down before it was ever scheduled
+                self.deleted[pod.uid] = self.gone[pod.uid] = SCALED_DOWN
+            else:
+                self._push(arrival, _ARRIVE, pod)
+        for pod in deleted:
+            if pod.uid in self.pods:
+                self.delete(pod, SCALED_DOWN)
+        for pod in created:  # a template's kubesched.io/arrival: when its pods are created
+            self._create([pod], at=pod_arrival(pod))
         for fault in self.scenario.faults:
             self._push(fault.at, _FAULT, fault)
 
@@ -588,7 +638,7 @@ class SimCluster:
                                    f"{', '.join(sorted(wp.pending))}")
         return SimResult(list(self.records.values()), self.utilisation(), wall,
                          self.clock.now(), dict(self.event_counts),
-                         dict(self.scenario.missing_node_pods))
+                         dict(self.scenario.missing_node_pods), dict(self.preemptions))
 
     def run_until_idle(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Deliver events and schedule until nothing more can happen."""

@@ -1,0 +1,161 @@
+"""``simulate --state-out``: the simulated cluster's end state, as a scenario.
+
+Read back by ``simulate`` or ``explain`` it is the same state: every node as it is now (taints
+a fault added included; deleted nodes left out); bound pods with ``spec.nodeName`` and their
+remaining ``kubesched.io/duration``; pending pods without it, keeping
+``status.nominatedNodeName``; pods not yet arrived (a run cut by ``--until``) with their
+remaining ``kubesched.io/arrival``; finished pods as ``status.phase: Succeeded`` (a Job counts
+them); evicted and terminating pods left out. Controllers and the other objects are written
+as loaded (a Deployment's ReplicaSet too): their pods are adopted on reading, not created
+again. Claims and volumes carry their binding; faults still to come keep their remaining time.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Any, cast
+
+import yaml
+
+from kubesched.api.scenario import pod_arrival
+from kubesched.api.types import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, Node, Pod
+from kubesched.api.workloads import API_VERSIONS
+
+if TYPE_CHECKING:
+    from kubesched.backends.sim.cluster import SimCluster
+
+
+def _time(t: float) -> str:
+    d = _dt.datetime.fromtimestamp(t, tz=_dt.UTC)
+    text = d.isoformat(timespec="microseconds" if t % 1 else "seconds")
+    return text.replace("+00:00", "Z")
+
+
+def _seconds(t: float) -> str:
+    return f"{t:g}" if abs(t) < 1e15 else str(t)
+
+
+def _quantity(resource: str, value: int) -> str | int:
+    return f"{value}m" if resource == "cpu" else value
+
+
+def node_doc(node: Node) -> dict[str, Any]:
+    md: dict[str, Any] = {"name": node.name, "labels": dict(node.metadata.labels)}
+    if node.metadata.annotations:
+        md["annotations"] = dict(node.metadata.annotations)
+    spec: dict[str, Any] = {}
+    if node.spec.unschedulable:
+        spec["unschedulable"] = True
+    if node.spec.taints:
+        spec["taints"] = [{k: v for k, v in (("key", t.key), ("value", t.value),
+                                             ("effect", t.effect)) if v}
+                          for t in node.spec.taints]
+    status: dict[str, Any] = {
+        "capacity": {r: _quantity(r, v) for r, v in node.status.capacity.items()},
+        "allocatable": {r: _quantity(r, v) for r, v in node.status.allocatable.items()}}
+    if node.status.images:
+        status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes}
+                            for i in node.status.images]
+    return {"apiVersion": "v1", "kind": "Node", "metadata": md, "spec": spec, "status": status}
+
+
+def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
+            annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    m = pod.metadata
+    md: dict[str, Any] = {"name": m.name, "namespace": m.namespace, "uid": m.uid}
+    if m.labels:
+        md["labels"] = dict(m.labels)
+    ann = dict(m.annotations if annotations is None else annotations)
+    if ann:
+        md["annotations"] = ann
+    if m.owner_references:
+        md["ownerReferences"] = [
+            {"apiVersion": API_VERSIONS.get(r.kind, "v1"), "kind": r.kind, "name": r.name,
+             "uid": r.uid, **({"controller": True} if r.controller else {})}
+            for r in m.owner_references]
+    if m.creation_timestamp is not None:
+        md["creationTimestamp"] = _time(m.creation_timestamp)
+    spec = dict(pod.raw_spec or {})
+    spec.pop("nodeName", None)
+    if node:
+        spec["nodeName"] = node
+    status: dict[str, Any] = {"phase": phase}
+    if node and pod.status.start_time is not None:
+        status["startTime"] = _time(pod.status.start_time)
+    if not node and pod.status.nominated_node_name:
+        status["nominatedNodeName"] = pod.status.nominated_node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": status}
+
+
+def state_documents(sim: SimCluster) -> list[dict[str, Any]]:
+    now = sim.clock.now()
+    docs: list[dict[str, Any]] = [node_doc(n) for n in sim.nodes.values()]
+    sc = sim.scenario
+    keys = {p.key for p in sim.pods.values()}
+    for pod in sim.pods.values():
+        if pod.metadata.deletion_timestamp is not None:
+            continue  # terminating: going, and its controller has made its replacement
+        ann = {k: v for k, v in pod.metadata.annotations.items() if k != ARRIVAL_ANNOTATION}
+        if pod.spec.node_name:
+            finish = sim.finish_time(pod.uid)
+            if finish is not None:
+                ann[DURATION_ANNOTATION] = _seconds(max(finish - now, 0.0))
+            docs.append(pod_doc(pod, node=pod.spec.node_name, phase="Running",
+                                annotations=ann))
+        else:
+            docs.append(pod_doc(pod, annotations=ann))
+    for pod in sim.not_arrived():
+        keys.add(pod.key)
+        ann = dict(pod.metadata.annotations)
+        ann[ARRIVAL_ANNOTATION] = _seconds(max(pod_arrival(pod) - now, 0.0))
+        docs.append(pod_doc(pod, annotations=ann))
+    done = [p for p in sc.pods if p.status.phase in ("Succeeded", "Failed")]
+    for pod in [*done, *sim.finished]:
+        if pod.key in keys:
+            continue  # a later pod of that name (a StatefulSet's) is the one on the server
+        keys.add(pod.key)
+        phase = pod.status.phase if pod.status.phase in ("Succeeded", "Failed") else "Succeeded"
+        docs.append(pod_doc(pod, node=pod.spec.node_name, phase=phase))
+    objects = sim.scheduler.handle.objects
+    for doc in sc.documents:
+        out = _current(doc, objects, now, keys, sim)
+        if out is not None:
+            docs.append(out)
+    return docs
+
+
+def _current(doc: dict[str, Any], objects: dict[str, list[Any]], now: float, pods: set[str],
+             sim: SimCluster) -> dict[str, Any] | None:
+    kind = doc.get("kind")
+    if kind == "Fault":
+        spec = doc.get("spec") or {}
+        at = float(spec.get("at") or 0)
+        if at <= now or (spec.get("node") and spec["node"] not in sim.nodes):
+            return None  # done (its effect is in the state), or its node is gone
+        target = spec.get("pod")
+        if target and (target if "/" in target else f"default/{target}") not in pods:
+            return None
+        return {**doc, "spec": {**spec, "at": at - now}}
+    if kind not in ("PersistentVolume", "PersistentVolumeClaim"):
+        return doc
+    md = doc.get("metadata") or {}
+    name, ns = md.get("name"), md.get("namespace") or "default"
+    cur = next((o for o in objects.get(kind, ())
+                if o.name == name and (kind == "PersistentVolume" or o.namespace == ns)), None)
+    if cur is None:
+        return doc
+    out = {**doc, "metadata": {**md, "annotations": dict(cur.metadata.annotations)},
+           "spec": dict(doc.get("spec") or {}), "status": {"phase": cur.status.phase}}
+    spec = cast(dict[str, Any], out["spec"])
+    if kind == "PersistentVolumeClaim" and cur.spec.volume_name:
+        spec["volumeName"] = cur.spec.volume_name
+    ref = getattr(cur.spec, "claim_ref", None)
+    if kind == "PersistentVolume" and ref is not None:
+        spec["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": ref.namespace,
+                            "name": ref.name, "uid": ref.uid}
+    return out
+
+
+def write_state(sim: SimCluster) -> str:
+    return yaml.safe_dump_all(state_documents(sim), sort_keys=False, default_flow_style=None,
+                              width=100)
