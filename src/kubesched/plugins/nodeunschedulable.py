@@ -18,7 +18,7 @@ from kubesched.framework.events import (
     QueueingHint,
     Resource,
 )
-from kubesched.framework.interface import BatchStatus, EnqueueExtensions, FilterPlugin
+from kubesched.framework.interface import READS_NODE, BatchStatus, EnqueueExtensions, FilterPlugin
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -39,6 +39,7 @@ def tolerates_unschedulable(pod: Pod) -> bool:
 
 class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     name = NAME
+    filter_reads = READS_NODE
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node

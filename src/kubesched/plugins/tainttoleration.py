@@ -30,6 +30,7 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
+    READS_NODE,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -87,6 +88,7 @@ def _groups(table: NodeTable, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+    filter_reads = READS_NODE
 
     # True: name the taint in the reason as v1.26–v1.34 did (and the v1.30 golden data).
     legacy_reason: ClassVar[bool] = False
