@@ -681,7 +681,17 @@ class SchedulingQueue:
 
     def nominated_pods_by_node(self) -> dict[str, list[Pod]]:
         """Every node with nominated pods → those pods (as ``nominated_pods_for_node``)."""
-        return {node: self.nominated_pods_for_node(node) for node in self.nominator.nominated}
+        get, pod_of = self.get, self.nominator.pod
+        out: dict[str, list[Pod]] = {}
+        for node, uids in self.nominator.nominated.items():
+            pods = []
+            for uid in uids:
+                qpi = get(uid)
+                pod = qpi.pod if qpi is not None else pod_of(uid)
+                if pod is not None:
+                    pods.append(pod)
+            out[node] = pods
+        return out
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         """Pods nominated to ``node_name``, in nomination order, as the queue knows them."""
