@@ -103,6 +103,14 @@ class NodeToStatus:
                     counts[r] += c
         return counts
 
+    def codes(self) -> dict[str, int]:
+        """Each listed node's status code (as ``get(name).code``), without making a Status
+        of every bulk failure."""
+        out = {name: int(st.code) for name, st in self._explicit.items()}
+        for chunk in self._bulk:  # materializing would let bulk entries win, in order
+            out.update(zip(chunk.names, chunk.codes.tolist(), strict=True))
+        return out
+
     def nodes_with_code(self, code: Code, all_names: list[str]) -> list[str]:
         return [n for n in all_names if self.get(n).code == code]
 

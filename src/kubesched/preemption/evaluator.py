@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kubesched.api.selectors import Selector, SelectorError, label_selector_as_selector
 from kubesched.api.types import Pod, PodCondition
 from kubesched.framework.cycle_state import CycleState
@@ -35,6 +37,7 @@ from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.preemption.batch import BatchDryRun, VictimCache
 from kubesched.preemption.gosort import sort_slice
 from kubesched.preemption.util import (
     MAX_INT32,
@@ -165,14 +168,17 @@ class Evaluator:
         self.min_abs = min_candidate_nodes_absolute
         self.is_eligible_pod: IsEligiblePod = is_eligible_pod or (lambda _ni, _v, _p: True)
         self.more_important: MoreImportantPod = more_important
+        # The batch dry run assumes every lower-priority pod may be evicted.
+        self._victim_cache = VictimCache(more_important) if is_eligible_pod is None else None
 
     # ------------------------------------------------------------------ Preempt
 
     def preempt(self, state: CycleState, pod: Pod, n2s: NodeToStatus, *,
                 actuate: bool = True) -> PreemptResult:
         """Upstream ``Evaluator.Preempt``; ``actuate=False`` only decides (explain)."""
-        ok, msg = self.pod_eligible_to_preempt_others(
-            pod, n2s.get(pod.status.nominated_node_name))
+        nnn = pod.status.nominated_node_name
+        # (``get`` of a name makes Status objects of every bulk-recorded failure)
+        ok, msg = self.pod_eligible_to_preempt_others(pod, n2s.get(nnn) if nnn else None)
         if not ok:
             return PreemptResult(None, Status(Code.UNSCHEDULABLE, (msg,)))
         all_nodes = self.handle.snapshot.node_infos
@@ -247,7 +253,9 @@ class Evaluator:
 
     def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
                         n2s: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[str]]:
-        potential = [ni for ni in all_nodes if n2s.get(ni.name).code == Code.UNSCHEDULABLE]
+        codes, absent = n2s.codes(), int(n2s.absent.code)
+        potential = [ni for ni in all_nodes
+                     if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
         if not potential:
             return [], NodeToStatus(), []
         pdbs = self.pdbs()
@@ -259,7 +267,24 @@ class Evaluator:
                            offset: int, num_candidates: int
                            ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """Candidates (non-violating first, each list capped at ``num_candidates``), the
-        statuses of the nodes that are not candidates, and the errors met."""
+        statuses of the nodes that are not candidates, and the errors met: over the node
+        table when that gives the per-node form's answer (``preemption/batch.py``)."""
+        rows = self._batch_rows(state, potential_nodes, offset)
+        if rows is not None:
+            assert self._victim_cache is not None
+            try:
+                return BatchDryRun(self.framework, self._victim_cache, state, pod,
+                                   pdbs).run(rows, num_candidates)
+            except PluginError:
+                pass  # the per-node form words the errors as upstream does
+        return self.dry_run_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates)
+
+    def dry_run_per_node(self, state: CycleState, pod: Pod,
+                         potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
+                         offset: int, num_candidates: int
+                         ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
+        """``dry_run_preemption`` as upstream: ``select_victims_on_node`` on a copy of each
+        node in turn (the reference the batch form is checked against)."""
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses = NodeToStatus()
@@ -287,6 +312,24 @@ class Evaluator:
                 errs.append(st.message())
             statuses.set(ni.name, st)
         return non_violating + violating, statuses, errs
+
+    def _batch_rows(self, state: CycleState, potential_nodes: Sequence[NodeInfo],
+                    offset: int) -> np.ndarray | None:
+        """The table rows of ``potential_nodes`` in dry-run order, when the batch dry run
+        gives the per-node form's answer for this pod (``preemption/batch.py``); else None."""
+        if self._victim_cache is None or not self.framework.filters_read_only_resources(state):
+            return None
+        snap = self.handle.snapshot
+        index, infos = snap.table.index, snap.node_infos
+        n = len(potential_nodes)
+        rows = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            ni = potential_nodes[(offset + i) % n]
+            row = index.get(ni.name)
+            if row is None or infos[row] is not ni:  # not the snapshot's NodeInfo
+                return None
+            rows[i] = row
+        return rows
 
     # ------------------------------------------------------------------ one node
 
