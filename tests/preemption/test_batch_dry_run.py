@@ -144,7 +144,8 @@ def test_preempt_matches_the_per_node_form(c: dict[str, Any]) -> None:
         env = _env(c)
         ev, pod = env.evaluator, c["pod"]
         if not batch:
-            ev.dry_run_preemption = ev.dry_run_per_node  # type: ignore[method-assign]
+            ev.dry_run_preemption = (  # type: ignore[method-assign]
+                lambda *args, per_node=ev.dry_run_per_node, rows=None: per_node(*args))
         state = env.pre_filter(pod)
         n2s = NodeToStatus({ni.name: env.fwk.run_filter_with_nominated(state, pod, ni)
                             for ni in env.snapshot.node_infos})

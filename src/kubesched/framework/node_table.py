@@ -44,6 +44,8 @@ class NodeTable:
         self._label_columns: dict[str, np.ndarray] = {}
         # pods' request vectors by request contents (pods of one controller share them)
         self._vectors: dict[tuple[tuple[str, int], ...], np.ndarray] = {}
+        # and by pod UID, checked against the pod's requests object (built once per pod)
+        self._pod_vectors: dict[str, tuple[dict[str, int], np.ndarray]] = {}
         # Bumped whenever a node's own columns change: caches of per-node data derived from
         # Node objects (labels, images) are valid while (table, node_version) is unchanged.
         self.node_version = 0
@@ -71,6 +73,7 @@ class NodeTable:
         self.alloc = np.vstack([self.alloc, alloc.reshape(1, -1)])
         self.requested = np.vstack([self.requested, req.reshape(1, -1)])
         self._vectors.clear()
+        self._pod_vectors.clear()
         return row
 
     def resource_row(self, name: str) -> int:
@@ -81,7 +84,11 @@ class NodeTable:
     def request_vector(self, pod: Pod) -> np.ndarray:
         """``pod``'s requests over the table's resources, as NodeInfo adds them to
         ``requested`` (a resource seen for the first time gets its row). Read-only."""
-        key = tuple(pod.requests.items())
+        req = pod.requests
+        hit = self._pod_vectors.get(pod.uid)
+        if hit is not None and hit[0] is req:  # the same requests object: same contents
+            return hit[1]
+        key = tuple(req.items())
         v = self._vectors.get(key)
         if v is None:
             rows = [(self.resource_row(r), q) for r, q in key if r != PODS]
@@ -89,6 +96,9 @@ class NodeTable:
             for row, q in rows:
                 v[row] += q
             self._vectors[key] = v
+        if len(self._pod_vectors) > 4 * self.size + 4096:  # pods come and go: stay bounded
+            self._pod_vectors.clear()
+        self._pod_vectors[pod.uid] = (req, v)
         return v
 
     def request_totals(self, groups: Sequence[Sequence[Pod]]) -> np.ndarray:

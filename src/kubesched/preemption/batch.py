@@ -55,32 +55,65 @@ class NodeVictims:
     total: np.ndarray  # [resources]
 
 
+class _VictimColumns:
+    """For one preemptor priority, per table row: the node's ``NodeVictims``, their count
+    and summed requests as columns, and the pod generation they were made at."""
+
+    def __init__(self, table: NodeTable) -> None:
+        n = table.size
+        self.generation = np.full(n, -1, dtype=np.int64)
+        self.count = np.zeros(n, dtype=np.int64)
+        self.total = np.zeros((len(table.resources), n), dtype=np.int64)
+        self.entries: list[NodeVictims | None] = [None] * n
+
+
 class VictimCache:
-    """``NodeVictims`` per (node, preemptor priority), valid while the node's generation is
-    unchanged: between two preemptions few nodes change."""
+    """Each node's potential victims per preemptor priority, kept while the node's pods are
+    unchanged (``NodeTable.pod_generation``): between two preemptions few nodes change, so
+    a dry run recomputes few and reads the rest as columns."""
 
     def __init__(self, more_important: MoreImportantPod) -> None:
         self.more_important = more_important
         self._table: NodeTable | None = None
-        self._entries: dict[tuple[str, int], tuple[int, NodeVictims]] = {}
+        self._columns: dict[int, _VictimColumns] = {}
+        # share of checked nodes that passed in the last dry run: sizes the first chunk
+        self.pass_rate = 1.0
 
-    def get(self, table: NodeTable, ni: NodeInfo, priority: int) -> NodeVictims:
-        if table is not self._table:  # nodes came or went: other resource rows
+    def lookup(self, table: NodeTable, infos: Sequence[NodeInfo], rows: np.ndarray,
+               priority: int) -> tuple[np.ndarray, np.ndarray]:
+        """The potential victims' counts ([rows]) and summed requests ([resources, rows])."""
+        if table is not self._table:  # nodes came or went: other rows
             self._table = table
-            self._entries.clear()
-        key = (ni.name, priority)
-        hit = self._entries.get(key)
-        if hit is not None and hit[0] == ni.generation:
-            return hit[1]
+            self._columns.clear()
+        cols = self._columns.get(priority)
+        if cols is None:
+            cols = self._columns[priority] = _VictimColumns(table)
+        gen = table.pod_generation
+        width = len(table.resources)
+        if cols.total.shape[0] < width:
+            cols.total = _widen(cols.total.T, width).T
+        for r in rows[cols.generation[rows] != gen[rows]].tolist():
+            entry = self._victims(table, infos[r], priority)
+            cols.entries[r] = entry
+            cols.count[r] = len(entry.pods)
+            cols.total[:, r] = _widen(entry.total, width)
+            cols.generation[r] = gen[r]
+        return cols.count[rows], cols.total[:, rows]
+
+    def entry(self, row: int, priority: int) -> NodeVictims:
+        """The victims of ``row`` (after a ``lookup`` that covered it)."""
+        got = self._columns[priority].entries[row]
+        assert got is not None
+        return got
+
+    def _victims(self, table: NodeTable, ni: NodeInfo, priority: int) -> NodeVictims:
         pods = [p for p in ni.pods if p.priority < priority]
         sort_slice(pods, self.more_important)
         vecs = [table.request_vector(p) for p in pods]
         width = len(table.resources)
         req = (np.vstack([_widen(v, width) for v in vecs]) if vecs
                else np.zeros((0, width), dtype=np.int64))
-        entry = NodeVictims(pods, req, req.sum(axis=0))
-        self._entries[key] = (ni.generation, entry)
-        return entry
+        return NodeVictims(pods, req, req.sum(axis=0))
 
 
 def _widen(a: np.ndarray, width: int) -> np.ndarray:
@@ -110,14 +143,14 @@ class _Chunk:
         self.cur_cnt = self.nom_cnt = np.zeros(0, dtype=np.int64)
 
 
-def _chunk_size(need: int, visited: int, passed: int, num_candidates: int) -> int:
-    """How many nodes to check next: enough, at the rate seen so far, for ``need`` more
-    candidates (the first chunk: ``num_candidates``), without checking many more."""
-    if not visited:
-        return max(num_candidates, 16)
-    if not passed:
+def _chunk_size(need: int, visited: int, passed: int, last_rate: float) -> int:
+    """How many nodes to check next: enough for ``need`` more candidates at the rate of
+    nodes passing seen so far (at first: in the last dry run), without checking many more.
+    Only the cost depends on it: results are applied in node order whatever the chunks."""
+    rate = passed / visited if visited else last_rate
+    if rate <= 0:
         return max(2 * visited, 16)
-    return max(int(need * visited / passed * 1.25) + 8, 16)
+    return max(int(need / rate * 1.25) + 8, 16)
 
 
 # failures of a Filter pass: positions among the nodes evaluated, the outcome, and the
@@ -156,11 +189,12 @@ class BatchDryRun:
         pos = visited = passed = 0
         while pos < len(rows):
             need = max(num_candidates - len(non_violating) - len(violating), 1)
-            sub = rows[pos: pos + _chunk_size(need, visited, passed, num_candidates)]
+            sub = rows[pos: pos + _chunk_size(need, visited, passed, self.cache.pass_rate)]
             pos += len(sub)
             chunk = self._check(sub)
             visited += len(sub)
             passed += len(chunk.passing)
+            self.cache.pass_rate = passed / visited
             stop = len(sub)
             for k, row in enumerate(sub.tolist()):
                 res = chunk.results[k]
@@ -201,20 +235,18 @@ class BatchDryRun:
     def _check(self, sub: np.ndarray) -> _Chunk:
         """Which nodes of ``sub`` have potential victims, and on which of those the pod fits
         with them all gone (the others' statuses are the chunk's failures)."""
-        infos = self.snap.node_infos
-        prio = self.pod.priority
         table = self.snap.table
-        entries = [self.cache.get(table, infos[r], prio) for r in sub.tolist()]
+        prio = self.pod.priority
+        all_counts, all_removed = self.cache.lookup(table, self.snap.node_infos, sub, prio)
         chunk = _Chunk(sub)
-        at = np.array([k for k, e in enumerate(entries) if e.pods], dtype=np.int64)
+        at = np.flatnonzero(all_counts > 0)
         if not len(at):
             return chunk
         rows = sub[at]
-        mine = [entries[k] for k in at.tolist()]
+        counts, removed = all_counts[at], all_removed[:, at]
         nom_req, nom_cnt = self.nominated.deltas(rows)
         width = nom_req.shape[0]  # every pod's resources have rows now
-        counts = np.array([len(e.pods) for e in mine], dtype=np.int64)
-        removed = np.stack([_widen(e.total, width) for e in mine], axis=1)
+        removed = _widen(removed.T, width).T
         ok, failed = self._filter(rows, -removed, -counts, nom_req, nom_cnt)
         chunk.failures = [(at[i], outcome, where) for i, outcome, where in failed]
         for i, fits in enumerate(ok.tolist()):
@@ -222,7 +254,7 @@ class BatchDryRun:
         fit = np.flatnonzero(ok)
         chunk.passing = at[fit].tolist()
         chunk.rows = rows[fit]
-        chunk.entries = [mine[i] for i in fit.tolist()]
+        chunk.entries = [self.cache.entry(r, prio) for r in chunk.rows.tolist()]
         chunk.cur_req = -removed[:, fit]
         chunk.cur_cnt = -counts[fit]
         chunk.nom_req = nom_req[:, fit]

@@ -254,22 +254,30 @@ class Evaluator:
     def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
                         n2s: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         codes, absent = n2s.codes(), int(n2s.absent.code)
-        potential = [ni for ni in all_nodes
-                     if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
+        rows: np.ndarray | None = None
+        if all_nodes is self.handle.snapshot.node_infos:  # table row i is all_nodes[i]
+            names = self.handle.snapshot.table.names
+            rows = np.array([i for i, name in enumerate(names)
+                             if codes.get(name, absent) == Code.UNSCHEDULABLE], dtype=np.int64)
+            potential = [all_nodes[i] for i in rows.tolist()]
+        else:
+            potential = [ni for ni in all_nodes
+                         if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
         if not potential:
             return [], NodeToStatus(), []
         pdbs = self.pdbs()
         offset, num = self.get_offset_and_num_candidates(len(potential))
-        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num)
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, rows=rows)
 
     def dry_run_preemption(self, state: CycleState, pod: Pod,
                            potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
-                           offset: int, num_candidates: int
+                           offset: int, num_candidates: int, *, rows: np.ndarray | None = None
                            ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """Candidates (non-violating first, each list capped at ``num_candidates``), the
         statuses of the nodes that are not candidates, and the errors met: over the node
-        table when that gives the per-node form's answer (``preemption/batch.py``)."""
-        rows = self._batch_rows(state, potential_nodes, offset)
+        table when that gives the per-node form's answer (``preemption/batch.py``).
+        ``rows``: the table rows of ``potential_nodes``, when the caller knows them."""
+        rows = self._batch_rows(state, potential_nodes, offset, rows)
         if rows is not None:
             assert self._victim_cache is not None
             try:
@@ -314,11 +322,13 @@ class Evaluator:
         return non_violating + violating, statuses, errs
 
     def _batch_rows(self, state: CycleState, potential_nodes: Sequence[NodeInfo],
-                    offset: int) -> np.ndarray | None:
+                    offset: int, rows: np.ndarray | None = None) -> np.ndarray | None:
         """The table rows of ``potential_nodes`` in dry-run order, when the batch dry run
         gives the per-node form's answer for this pod (``preemption/batch.py``); else None."""
         if self._victim_cache is None or not self.framework.filters_read_only_resources(state):
             return None
+        if rows is not None:
+            return np.roll(rows, -offset)
         snap = self.handle.snapshot
         index, infos = snap.table.index, snap.node_infos
         n = len(potential_nodes)
