@@ -91,9 +91,12 @@ class NominatedPods:
             row = index.get(node)
             if row is None:
                 continue
-            picked = [p for p in pods if p.priority >= prio and p.uid != uid]
-            if picked:
-                self.pods[row] = picked
+            for p in pods:  # usually all are picked: keep the list then
+                if p.priority < prio or p.uid == uid:
+                    pods = [p for p in pods if p.priority >= prio and p.uid != uid]
+                    break
+            if pods:
+                self.pods[row] = pods
         self.rows = np.fromiter(self.pods, dtype=np.int64, count=len(self.pods))
         # summed requests and counts per nominated row, made on first use
         self._column: np.ndarray | None = None  # table row -> index into them, or -1
@@ -116,7 +119,7 @@ class NominatedPods:
         """What the nominated pods add at ``rows``: [resources, rows] requests, [rows] pods."""
         if self._column is None:
             groups = [self.pods[r] for r in self.rows.tolist()]
-            self._requests = self.table.request_totals(groups)
+            self._requests = self.table.request_vectors.totals(groups)
             self._counts = np.array([len(g) for g in groups], dtype=np.int64)
             self._column = np.full(self.table.size, -1, dtype=np.int64)
             self._column[self.rows] = np.arange(len(self.rows))

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, Taint
+from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Taint
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.request_vectors import RequestVectors
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _table_ids = itertools.count(1)
@@ -42,10 +43,7 @@ class NodeTable:
         self.taint_sets: list[tuple[Taint, ...]] = []
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {}
         self._label_columns: dict[str, np.ndarray] = {}
-        # pods' request vectors by request contents (pods of one controller share them)
-        self._vectors: dict[tuple[tuple[str, int], ...], np.ndarray] = {}
-        # and by pod UID, checked against the pod's requests object (built once per pod)
-        self._pod_vectors: dict[str, tuple[dict[str, int], np.ndarray]] = {}
+        self.request_vectors = RequestVectors(self)
         # Bumped whenever a node's own columns change: caches of per-node data derived from
         # Node objects (labels, images) are valid while (table, node_version) is unchanged.
         self.node_version = 0
@@ -72,48 +70,13 @@ class NodeTable:
         req = np.array([ni.requested.get(name, 0) for ni in self._node_infos], dtype=np.int64)
         self.alloc = np.vstack([self.alloc, alloc.reshape(1, -1)])
         self.requested = np.vstack([self.requested, req.reshape(1, -1)])
-        self._vectors.clear()
-        self._pod_vectors.clear()
+        self.request_vectors.reset()
         return row
 
     def resource_row(self, name: str) -> int:
         """Row of a resource, adding a column for a resource seen for the first time."""
         row = self.res_index.get(name)
         return row if row is not None else self._add_resource_row(name)
-
-    def request_vector(self, pod: Pod) -> np.ndarray:
-        """``pod``'s requests over the table's resources, as NodeInfo adds them to
-        ``requested`` (a resource seen for the first time gets its row). Read-only."""
-        req = pod.requests
-        hit = self._pod_vectors.get(pod.uid)
-        if hit is not None and hit[0] is req:  # the same requests object: same contents
-            return hit[1]
-        key = tuple(req.items())
-        v = self._vectors.get(key)
-        if v is None:
-            rows = [(self.resource_row(r), q) for r, q in key if r != PODS]
-            v = np.zeros(len(self.resources), dtype=np.int64)
-            for row, q in rows:
-                v[row] += q
-            self._vectors[key] = v
-        if len(self._pod_vectors) > 4 * self.size + 4096:  # pods come and go: stay bounded
-            self._pod_vectors.clear()
-        self._pod_vectors[pod.uid] = (req, v)
-        return v
-
-    def request_totals(self, groups: Sequence[Sequence[Pod]]) -> np.ndarray:
-        """[resources, len(groups)]: each group of pods' summed requests."""
-        flat = [self.request_vector(p) for g in groups for p in g]
-        width = len(self.resources)
-        if any(len(v) != width for v in flat):  # a later pod added a resource row
-            flat = [self.request_vector(p) for g in groups for p in g]
-        out = np.zeros((len(groups), width), dtype=np.int64)
-        if flat:
-            sizes = np.array([len(g) for g in groups], dtype=np.int64)
-            some = sizes > 0
-            starts = np.cumsum(sizes) - sizes
-            out[some] = np.add.reduceat(np.vstack(flat), starts[some], axis=0)
-        return out.T
 
     # ------------------------------------------------------------------ rows
 

@@ -109,7 +109,7 @@ class VictimCache:
     def _victims(self, table: NodeTable, ni: NodeInfo, priority: int) -> NodeVictims:
         pods = [p for p in ni.pods if p.priority < priority]
         sort_slice(pods, self.more_important)
-        vecs = [table.request_vector(p) for p in pods]
+        vecs = [table.request_vectors.vector(p) for p in pods]
         width = len(table.resources)
         req = (np.vstack([_widen(v, width) for v in vecs]) if vecs
                else np.zeros((0, width), dtype=np.int64))
@@ -341,8 +341,8 @@ class BatchDryRun:
         steps = int(lengths.max())
         # added[j, :, i]: node i's j-th pod's request (zero past its last pod)
         added = np.zeros((steps, width, n), dtype=np.int64)
-        step_of = np.concatenate([np.arange(k) for k in lengths.tolist()])
         node_of = np.repeat(np.arange(n), lengths)
+        step_of = np.arange(len(node_of)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         added[step_of, :, node_of] = _widen(np.concatenate(reqs), width)
         victim = np.zeros((steps, n), dtype=bool)
         for j in range(steps):
@@ -355,11 +355,10 @@ class BatchDryRun:
             cur_cnt[keep] = trial_cnt[fits]
             victim[j, sel[~fits]] = True
         out: list[tuple[list[Pod], int]] = []
-        for i, order in enumerate(orders):
-            picked = np.flatnonzero(victim[:len(order), i]).tolist()
-            victims = [order[j] for j in picked]
-            nv = int(num_violating[i])
+        for order, evicted, nv in zip(orders, victim.T.tolist(), num_violating.tolist(),
+                                      strict=True):
+            victims = [p for p, v in zip(order, evicted, strict=False) if v]
             if 0 < nv < len(order):  # both kinds: the per-node form sorts them again
                 sort_slice(victims, self.cache.more_important)
-            out.append((victims, sum(1 for j in picked if j < nv)))
+            out.append((victims, sum(evicted[:nv])))
         return out
