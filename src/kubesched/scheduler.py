@@ -505,7 +505,7 @@ class Scheduler:
             if not len(positions):
                 continue
             chunk = outcome.failed_nodes(positions, [names[i] for i in rows.tolist()],
-                                         plugin_names)
+                                         plugin_names, rows)
             diagnosis.node_to_status.add_failed(chunk)
             for pid, code in set(zip(chunk.plugin.tolist(), chunk.codes.tolist(), strict=True)):
                 diagnosis.add_plugin_status(Status(Code(code), (), plugin_names[pid]))

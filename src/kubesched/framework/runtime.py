@@ -69,10 +69,11 @@ class FilterOutcome:
         return self.failed_nodes(np.array([i]), [""], plugin_names).status(0)
 
     def failed_nodes(self, positions: np.ndarray, names: list[str],
-                     plugin_names: list[str]) -> FailedNodes:
-        """The rejected candidates at ``positions`` (their node ``names``), in bulk."""
+                     plugin_names: list[str], rows: np.ndarray | None = None) -> FailedNodes:
+        """The rejected candidates at ``positions`` (their node ``names``, table ``rows``),
+        in bulk."""
         return FailedNodes(names, self.codes[positions], self.plugin[positions],
-                           self.reason_ids[positions], self.reasons, plugin_names)
+                           self.reason_ids[positions], self.reasons, plugin_names, rows)
 
 
 @dataclass(slots=True)

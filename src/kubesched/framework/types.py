@@ -44,6 +44,7 @@ class FailedNodes:
     reason_ids: np.ndarray  # index into reasons
     reasons: list[tuple[str, ...]]
     plugin_names: list[str]
+    rows: np.ndarray | None = None  # the nodes' table rows, when known
 
     def status(self, k: int) -> Status:
         return Status(Code(int(self.codes[k])), self.reasons[int(self.reason_ids[k])],
@@ -109,6 +110,20 @@ class NodeToStatus:
         out = {name: int(st.code) for name, st in self._explicit.items()}
         for chunk in self._bulk:  # materializing would let bulk entries win, in order
             out.update(zip(chunk.names, chunk.codes.tolist(), strict=True))
+        return out
+
+    def codes_by_row(self, index: dict[str, int], size: int) -> np.ndarray | None:
+        """``codes`` as an array over table rows (``index``: name → row; unlisted rows
+        hold ``absent``'s code), or None when some bulk failures lack their rows."""
+        if any(chunk.rows is None for chunk in self._bulk):
+            return None
+        out = np.full(size, int(self.absent.code), dtype=np.int8)
+        for name, st in self._explicit.items():
+            row = index.get(name)
+            if row is not None:
+                out[row] = st.code
+        for chunk in self._bulk:
+            out[chunk.rows] = chunk.codes
         return out
 
     def nodes_with_code(self, code: Code, all_names: list[str]) -> list[str]:

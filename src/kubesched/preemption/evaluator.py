@@ -253,14 +253,15 @@ class Evaluator:
 
     def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
                         n2s: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[str]]:
-        codes, absent = n2s.codes(), int(n2s.absent.code)
         rows: np.ndarray | None = None
-        if all_nodes is self.handle.snapshot.node_infos:  # table row i is all_nodes[i]
-            names = self.handle.snapshot.table.names
-            rows = np.array([i for i, name in enumerate(names)
-                             if codes.get(name, absent) == Code.UNSCHEDULABLE], dtype=np.int64)
+        table = self.handle.snapshot.table
+        by_row = (n2s.codes_by_row(table.index, table.size)
+                  if all_nodes is self.handle.snapshot.node_infos else None)
+        if by_row is not None:  # table row i is all_nodes[i]
+            rows = np.flatnonzero(by_row == Code.UNSCHEDULABLE)
             potential = [all_nodes[i] for i in rows.tolist()]
         else:
+            codes, absent = n2s.codes(), int(n2s.absent.code)
             potential = [ni for ni in all_nodes
                          if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
         if not potential:
@@ -402,22 +403,22 @@ class Evaluator:
         the first of a Go map's iteration order)."""
         if not nodes_to_victims:
             return ""
-        v = nodes_to_victims
-        score_funcs: list[Callable[[str], float]] = [
-            lambda n: -v[n].num_pdb_violations,
-            lambda n: -v[n].pods[0].priority,
-            lambda n: -sum(p.priority + MAX_INT32 + 1 for p in v[n].pods),
-            lambda n: -len(v[n].pods),
-            lambda n: earliest_pod_start_time(v[n].pods),
+        shift = MAX_INT32 + 1
+        score_funcs: list[Callable[[Victims], float]] = [
+            lambda v: -v.num_pdb_violations,
+            lambda v: -v.pods[0].priority,
+            lambda v: -(sum([p.priority for p in v.pods]) + shift * len(v.pods)),
+            lambda v: -len(v.pods),
+            lambda v: earliest_pod_start_time(v.pods),
         ]
-        remaining = list(v)
+        remaining = list(nodes_to_victims.items())
         for f in score_funcs:
-            scores = [f(n) for n in remaining]
+            scores = [f(v) for _, v in remaining]
             best = max(scores)
-            remaining = [n for n, s in zip(remaining, scores, strict=True) if s == best]
+            remaining = [nv for nv, s in zip(remaining, scores, strict=True) if s == best]
             if len(remaining) == 1:
-                return remaining[0]
-        return remaining[self.handle.rng.randrange(len(remaining))]
+                return remaining[0][0]
+        return remaining[self.handle.rng.randrange(len(remaining))][0]
 
     # ------------------------------------------------------------------ actuation
 
