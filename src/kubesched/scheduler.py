@@ -12,7 +12,7 @@ import copy
 import logging
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -434,18 +434,24 @@ class Scheduler:
             need = to_find - n_found
             ok = codes == 0
             cut = _cut(ok, need)
-            first_pass: _Failures | None = None
+            first_pass: list[_Failures] = []
             if first_pass_batch:
-                # Upstream's first pass (with the nominated pods) for every such node at
-                # once: the second pass is the batch verdict, so a node can only drop out,
-                # and the cut over all drops is where the per-node scan below would stop.
-                ks = np.flatnonzero(np.isin(sub, nominated_at))
-                out1 = self._with_nominated(fwk, state, pod, sub[ks], nominated_pods)
-                bad = np.flatnonzero(out1.codes != 0)
-                if len(bad):
-                    ok[ks[bad]] = False
-                    cut = _cut(ok, need)
-                    first_pass = (ks[bad], out1, bad)
+                # Upstream's first pass (with the nominated pods), in batches, for the nodes
+                # with some that the scan reaches: the second pass is the batch verdict, so
+                # a node can only drop out, which moves the cut further on (and may reach
+                # more of them) — where the per-node scan below would stop too.
+                ks_all = np.flatnonzero(nominated_pods.mask()[sub])
+                done = 0
+                while done < len(ks_all) and ks_all[done] < cut:
+                    end = int(np.searchsorted(ks_all, cut))
+                    ks = ks_all[done:end]
+                    done = end
+                    out1 = self._with_nominated(fwk, state, pod, sub[ks], nominated_pods)
+                    bad = np.flatnonzero(out1.codes != 0)
+                    if len(bad):
+                        ok[ks[bad]] = False
+                        cut = _cut(ok, need)
+                        first_pass.append((ks[bad], out1, bad))
             elif nominated:
                 # Nodes with nominated pods get upstream's two passes, per node, but only
                 # those the scan reaches: the second pass is the batch verdict, so a node can
@@ -480,10 +486,10 @@ class Scheduler:
 
     def _record_failures(self, diagnosis: Diagnosis, out: FilterOutcome, plugin_names: list[str],
                          sub: np.ndarray, ok: np.ndarray, cut: int,
-                         overrides: dict[int, Status], first_pass: _Failures | None = None
+                         overrides: dict[int, Status], first_pass: Sequence[_Failures] = ()
                          ) -> None:
         """Record the nodes the scan rejected before ``cut``: in bulk from the batch verdicts
-        — or from ``first_pass`` (positions in ``sub``, its outcome, positions in that) where
+        — or from ``first_pass`` (positions in ``sub``, an outcome, positions in that) where
         the first pass with nominated pods rejected — and one by one where the per-node two
         passes decided."""
         failed = np.flatnonzero(~ok[:cut])
@@ -494,8 +500,7 @@ class Scheduler:
                     diagnosis.node_to_status.set(self.snapshot.table.names[int(sub[k])], st)
                     diagnosis.add_plugin_status(st)
         chunks = []
-        if first_pass is not None:
-            at, out1, where = first_pass
+        for at, out1, where in first_pass:
             keep = at < cut
             failed = failed[~np.isin(failed, at)]
             chunks.append((out1, where[keep], sub[at[keep]]))

@@ -100,6 +100,7 @@ class NominatedPods:
         self.rows = np.fromiter(self.pods, dtype=np.int64, count=len(self.pods))
         # summed requests and counts per nominated row, made on first use
         self._column: np.ndarray | None = None  # table row -> index into them, or -1
+        self._mask: np.ndarray | None = None
         self._requests = np.zeros((0, 0), dtype=np.int64)
         self._counts = np.zeros(0, dtype=np.int64)
 
@@ -114,6 +115,13 @@ class NominatedPods:
 
     def clone(self) -> NominatedPods:
         return self  # never changed after it is made
+
+    def mask(self) -> np.ndarray:
+        """Over table rows: which have nominated pods to add."""
+        if self._mask is None:
+            self._mask = np.zeros(self.table.size, dtype=bool)
+            self._mask[self.rows] = True
+        return self._mask
 
     def deltas(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What the nominated pods add at ``rows``: [resources, rows] requests, [rows] pods."""
