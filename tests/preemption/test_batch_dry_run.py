@@ -20,7 +20,11 @@ from hypothesis import strategies as st
 
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.api.types import Node, Pod
+from kubesched.clock import VirtualClock
+from kubesched.explain import _ReadOnlyBackend
+from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.types import NodeToStatus
+from kubesched.scheduler import Scheduler
 
 EXT = "example.com/gpu"
 PROFILES = {
@@ -155,3 +159,31 @@ def test_preempt_matches_the_per_node_form(c: dict[str, Any]) -> None:
         results.append((res.nominated, res.status.code, res.status.reasons,
                         cand and (cand.name, [p.uid for p in cand.victims.pods])))
     assert results[0] == results[1]
+
+
+def test_victims_cached_before_the_table_gained_a_resource() -> None:
+    # A node's potential victims are kept across preemptions; a pod bringing a new extended
+    # resource widens the table's columns, and only the changed node's victims are redone.
+    sched = Scheduler(_ReadOnlyBackend(), VirtualClock())
+    for i in range(2):
+        sched.cache.add_node(parse_node({"metadata": {"name": f"n{i}"}, "status": {
+            "capacity": {"cpu": "2", "memory": "4Gi", "pods": "10", EXT: "2"}}}))
+        sched.cache.add_pod(make_pod(f"low{i}", node=f"n{i}", priority=0,
+                                     req={"cpu": "1500m"}))
+    ev = sched.profiles["default-scheduler"].post_filter[0].evaluator
+
+    def both(name: str) -> None:
+        sched.cache.update_snapshot(sched.snapshot)
+        pod = make_pod(name, priority=10, req={"cpu": "1"})
+        infos, fwk = sched.snapshot.node_infos, sched.profiles["default-scheduler"]
+        states = [CycleState(), CycleState()]
+        for st_ in states:
+            fwk.run_pre_filter(st_, pod, sched.snapshot)
+        assert ev._batch_rows(states[0], infos, 0) is not None
+        got = ev.dry_run_preemption(states[0], pod, infos, [], 0, len(infos))
+        want = ev.dry_run_per_node(states[1], pod, infos, [], 0, len(infos))
+        assert _candidates(got[0]) == _candidates(want[0]) and len(got[0]) == 2
+
+    both("first")
+    sched.cache.add_pod(make_pod("new", node="n0", priority=0, req={"example.com/new": "1"}))
+    both("second")

@@ -331,11 +331,11 @@ class BatchDryRun:
                 viol, non_viol = filter_pods_with_pdb_violation(e.pods, self.pdbs)
                 where = {id(p): j for j, p in enumerate(e.pods)}
                 order = viol + non_viol
-                reqs.append(e.req[[where[id(p)] for p in order]])
+                reqs.append(_widen(e.req[[where[id(p)] for p in order]], width))
                 num_violating[i] = len(viol)
             else:
                 order = e.pods
-                reqs.append(e.req)
+                reqs.append(_widen(e.req, width))  # entries made before a new resource
             orders.append(order)
         lengths = np.array([len(o) for o in orders], dtype=np.int64)
         steps = int(lengths.max())
@@ -343,7 +343,7 @@ class BatchDryRun:
         added = np.zeros((steps, width, n), dtype=np.int64)
         node_of = np.repeat(np.arange(n), lengths)
         step_of = np.arange(len(node_of)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        added[step_of, :, node_of] = _widen(np.concatenate(reqs), width)
+        added[step_of, :, node_of] = np.concatenate(reqs)
         victim = np.zeros((steps, n), dtype=bool)
         for j in range(steps):
             sel = np.flatnonzero(lengths > j)
