@@ -439,11 +439,12 @@ class Scheduler:
                 # Upstream's first pass (with the nominated pods), in batches, for the nodes
                 # with some that the scan reaches: the second pass is the batch verdict, so
                 # a node can only drop out, which moves the cut further on (and may reach
-                # more of them) — where the per-node scan below would stop too.
+                # more of them) — where the per-node scan below would stop too. Nodes
+                # evaluated beyond the final cut change nothing: a second batch takes all.
                 ks_all = np.flatnonzero(nominated_pods.mask()[sub])
                 done = 0
                 while done < len(ks_all) and ks_all[done] < cut:
-                    end = int(np.searchsorted(ks_all, cut))
+                    end = int(np.searchsorted(ks_all, cut)) if not done else len(ks_all)
                     ks = ks_all[done:end]
                     done = end
                     out1 = self._with_nominated(fwk, state, pod, sub[ks], nominated_pods)

@@ -404,21 +404,19 @@ class Evaluator:
         if not nodes_to_victims:
             return ""
         shift = MAX_INT32 + 1
-        score_funcs: list[Callable[[Victims], float]] = [
-            lambda v: -v.num_pdb_violations,
-            lambda v: -v.pods[0].priority,
-            lambda v: -(sum([p.priority for p in v.pods]) + shift * len(v.pods)),
-            lambda v: -len(v.pods),
-            lambda v: earliest_pod_start_time(v.pods),
-        ]
-        remaining = list(nodes_to_victims.items())
-        for f in score_funcs:
-            scores = [f(v) for _, v in remaining]
-            best = max(scores)
-            remaining = [nv for nv, s in zip(remaining, scores, strict=True) if s == best]
-            if len(remaining) == 1:
-                return remaining[0][0]
-        return remaining[self.handle.rng.randrange(len(remaining))][0]
+
+        def scores(v: Victims) -> tuple[float, ...]:
+            prios = [p.priority for p in v.pods]
+            return (-v.num_pdb_violations, -prios[0], -(sum(prios) + shift * len(prios)),
+                    -len(prios), earliest_pod_start_time(v.pods))
+
+        # Keeping the best by each criterion in turn keeps the lexicographically best.
+        keyed = [(scores(v), name) for name, v in nodes_to_victims.items()]
+        best = max(k for k, _ in keyed)
+        remaining = [name for k, name in keyed if k == best]
+        if len(remaining) == 1:
+            return remaining[0]
+        return remaining[self.handle.rng.randrange(len(remaining))]
 
     # ------------------------------------------------------------------ actuation
 
