@@ -419,8 +419,9 @@ class Scheduler:
         of the nodes passed on the way are recorded, as a sequential upstream scan would."""
         snap = self.snapshot
         nominated_pods = NominatedPods.of(state, self.handle, pod)
-        nominated, nominated_at = nominated_pods.pods, nominated_pods.rows
+        nominated = nominated_pods.pods
         first_pass_batch = bool(nominated) and fwk.filters_read_only_resources(state)
+        ks_none = np.zeros(0, dtype=np.int64)
         batch_all = all(hasattr(p, "filter_batch") for p in fwk.filter
                         if p.name not in state.skip_filter)
         chunk = len(order) if batch_all else max(to_find, 64)
@@ -435,13 +436,13 @@ class Scheduler:
             ok = codes == 0
             cut = _cut(ok, need)
             first_pass: list[_Failures] = []
-            if first_pass_batch:
+            ks_all = np.flatnonzero(nominated_pods.mask()[sub]) if nominated else ks_none
+            if first_pass_batch and np.count_nonzero(ks_all < cut) >= FIRST_PASS_BATCH_MIN:
                 # Upstream's first pass (with the nominated pods), in batches, for the nodes
                 # with some that the scan reaches: the second pass is the batch verdict, so
                 # a node can only drop out, which moves the cut further on (and may reach
                 # more of them) — where the per-node scan below would stop too. Nodes
                 # evaluated beyond the final cut change nothing: a second batch takes all.
-                ks_all = np.flatnonzero(nominated_pods.mask()[sub])
                 done = 0
                 while done < len(ks_all) and ks_all[done] < cut:
                     end = int(np.searchsorted(ks_all, cut)) if not done else len(ks_all)
@@ -457,7 +458,7 @@ class Scheduler:
                 # Nodes with nominated pods get upstream's two passes, per node, but only
                 # those the scan reaches: the second pass is the batch verdict, so a node can
                 # only drop out, which moves the cut further on (and may reach more of them).
-                for k in np.flatnonzero(np.isin(sub, nominated_at)).tolist():
+                for k in ks_all.tolist():
                     if k >= cut:
                         break
                     st = fwk.run_filter_with_nominated(state, pod, snap.node_infos[int(sub[k])])
@@ -548,6 +549,10 @@ def _cut(ok: np.ndarray, need: int) -> int:
         return int(np.searchsorted(cum, need)) + 1
     return len(ok)
 
+
+# Below this many nodes with nominated pods to evaluate, the per-node two passes cost less
+# than a batch over an AdjustedSnapshot (same verdicts either way).
+FIRST_PASS_BATCH_MIN = 8
 
 # Filter failures of the first pass with nominated pods: positions in the scanned rows, the
 # outcome, positions in the outcome.
