@@ -26,6 +26,7 @@ from kubesched.cache.cache import Cache
 from kubesched.clock import Clock
 from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.framework import events as ev
+from kubesched.framework.adjusted import AdjustedSnapshot, NominatedPods
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.extender import (
     EXTENDER_NAME,
@@ -136,6 +137,7 @@ class Scheduler:
             max_backoff=float(self.config.pod_max_backoff_seconds),
             pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"))
         self.handle.nominated_pods = self.queue.nominated_pods_for_node
+        self.handle.all_nominated_pods = self.queue.nominated_pods_by_node
         self.next_start_node_index = 0
         self.pending: dict[str, Pod] = {}  # unassigned pods this scheduler is responsible for
         # A backend that drives the core from several threads (the kube backend: informers,
@@ -615,7 +617,10 @@ class Scheduler:
         """Nodes of ``order`` that pass every filter, stopping after ``to_find``; failures
         of the nodes passed on the way are recorded, as a sequential upstream scan would."""
         snap = self.snapshot
-        nominated = self._nominated_rows(pod)
+        nominated_pods = NominatedPods.of(state, self.handle, pod)
+        nominated = nominated_pods.pods
+        first_pass_batch = bool(nominated) and fwk.filters_read_only_resources(state)
+        ks_none = np.zeros(0, dtype=np.int64)
         batch_all = all(p.name in fwk.batch_filters for p in fwk.filter
                         if p.name not in state.skip_filter)
         chunk = len(order) if batch_all else max(to_find, 64)
@@ -629,11 +634,30 @@ class Scheduler:
             need = to_find - n_found
             ok = codes == 0
             cut = _cut(ok, need)
-            if nominated:
+            first_pass: list[_Failures] = []
+            ks_all = np.flatnonzero(nominated_pods.mask()[sub]) if nominated else ks_none
+            if first_pass_batch and np.count_nonzero(ks_all < cut) >= FIRST_PASS_BATCH_MIN:
+                # Upstream's first pass (with the nominated pods), in batches, for the nodes
+                # with some that the scan reaches: the second pass is the batch verdict, so
+                # a node can only drop out, which moves the cut further on (and may reach
+                # more of them) — where the per-node scan below would stop too. Nodes
+                # evaluated beyond the final cut change nothing: a second batch takes all.
+                done = 0
+                while done < len(ks_all) and ks_all[done] < cut:
+                    end = int(np.searchsorted(ks_all, cut)) if not done else len(ks_all)
+                    ks = ks_all[done:end]
+                    done = end
+                    out1 = self._with_nominated(fwk, state, pod, sub[ks], nominated_pods)
+                    bad = np.flatnonzero(out1.codes != 0)
+                    if len(bad):
+                        ok[ks[bad]] = False
+                        cut = _cut(ok, need)
+                        first_pass.append((ks[bad], out1, bad))
+            elif nominated:
                 # Nodes with nominated pods get upstream's two passes, per node, but only
                 # those the scan reaches: the second pass is the batch verdict, so a node can
                 # only drop out, which moves the cut further on (and may reach more of them).
-                for k in np.flatnonzero(np.isin(sub, list(nominated))).tolist():
+                for k in ks_all.tolist():
                     if k >= cut:
                         break
                     st = fwk.run_filter_with_nominated(state, pod, snap.node_infos[int(sub[k])])
@@ -644,7 +668,8 @@ class Scheduler:
                         if ok[k]:
                             ok[k] = False
                             cut = _cut(ok, need)
-            self._record_failures(diagnosis, out, fwk.filter_names, sub, ok, cut, overrides)
+            self._record_failures(diagnosis, out, fwk.filter_names, sub, ok, cut, overrides,
+                                  first_pass)
             hit = sub[:cut][ok[:cut]]
             found.append(hit)
             n_found += len(hit)
@@ -652,11 +677,22 @@ class Scheduler:
                 break
         return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
+    def _with_nominated(self, fwk: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
+                        nominated: NominatedPods) -> FilterOutcome:
+        """The Filter plugins on ``rows`` with their nominated pods added (upstream's first
+        pass), as column changes (``fwk.filters_read_only_resources`` holds)."""
+        adjusted = AdjustedSnapshot(self.snapshot)
+        adjusted.set(rows, *nominated.deltas(rows))
+        return fwk.filter_batch(state, pod, adjusted.view(), rows)
+
     def _record_failures(self, diagnosis: Diagnosis, out: FilterOutcome, plugin_names: list[str],
                          sub: np.ndarray, ok: np.ndarray, cut: int,
-                         overrides: dict[int, Status]) -> None:
-        """Record the nodes the scan rejected before ``cut``: in bulk from the batch verdicts,
-        one by one where the two passes for nominated pods decided."""
+                         overrides: dict[int, Status], first_pass: Sequence[_Failures] = ()
+                         ) -> None:
+        """Record the nodes the scan rejected before ``cut``: in bulk from the batch verdicts
+        — or from ``first_pass`` (positions in ``sub``, an outcome, positions in that) where
+        the first pass with nominated pods rejected — and one by one where the per-node two
+        passes decided."""
         failed = np.flatnonzero(~ok[:cut])
         if overrides:
             failed = failed[~np.isin(failed, list(overrides))]
@@ -664,23 +700,21 @@ class Scheduler:
                 if k < cut:
                     diagnosis.node_to_status.set(self.snapshot.table.names[int(sub[k])], st)
                     diagnosis.add_plugin_status(st)
-        if not len(failed):
-            return
+        chunks = []
+        for at, out1, where in first_pass:
+            keep = at < cut
+            failed = failed[~np.isin(failed, at)]
+            chunks.append((out1, where[keep], sub[at[keep]]))
+        chunks.append((out, failed, sub[failed]))
         names = self.snapshot.table.names
-        chunk = out.failed_nodes(failed, [names[i] for i in sub[failed].tolist()], plugin_names)
-        diagnosis.node_to_status.add_failed(chunk)
-        for pid, code in set(zip(chunk.plugin.tolist(), chunk.codes.tolist(), strict=True)):
-            diagnosis.add_plugin_status(Status(Code(code), (), plugin_names[pid]))
-
-    def _nominated_rows(self, pod: Pod) -> set[int]:
-        """Rows of nodes that have nominated pods of at least ``pod``'s priority."""
-        rows: set[int] = set()
-        index = self.snapshot.table.index
-        for node_name, pods in self.queue.nominated_pods_by_node().items():
-            if node_name in index and any(
-                    p.priority >= pod.priority and p.uid != pod.uid for p in pods):
-                rows.add(index[node_name])
-        return rows
+        for outcome, positions, rows in chunks:
+            if not len(positions):
+                continue
+            chunk = outcome.failed_nodes(positions, [names[i] for i in rows.tolist()],
+                                         plugin_names, rows)
+            diagnosis.node_to_status.add_failed(chunk)
+            for pid, code in set(zip(chunk.plugin.tolist(), chunk.codes.tolist(), strict=True)):
+                diagnosis.add_plugin_status(Status(Code(code), (), plugin_names[pid]))
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
                          feasible: np.ndarray) -> ScoreOutcome:
@@ -766,6 +800,15 @@ def _cut(ok: np.ndarray, need: int) -> int:
     if len(cum) and cum[-1] >= need:
         return int(np.searchsorted(cum, need)) + 1
     return len(ok)
+
+
+# Below this many nodes with nominated pods to evaluate, the per-node two passes cost less
+# than a batch over an AdjustedSnapshot (same verdicts either way).
+FIRST_PASS_BATCH_MIN = 8
+
+# Filter failures of the first pass with nominated pods: positions in the scanned rows, the
+# outcome, positions in the outcome.
+_Failures = tuple[np.ndarray, FilterOutcome, np.ndarray]
 
 
 class NoNodesAvailable(Exception):

@@ -319,3 +319,18 @@ def test_node_info_fields_used_by_filter() -> None:
     plugin.pre_filter(state, rp(), None)  # type: ignore[arg-type]
     st = plugin.filter(state, rp(), ni)
     assert st is not None and st.reasons == ("Too many pods",) and st.code == U
+
+
+def test_more_checks_than_a_bit_mask_holds() -> None:
+    # 70 extended resources: the batch form's reasons without the int64 bit mask, still
+    # from the node table alone (the preemption dry run changes the table's columns)
+    names = [f"example.com/r{i:02d}" for i in range(70)]
+    nodes = [make_node("full", capacity={n: 1 for n in names}),
+             make_node("half", capacity={n: 2 if i % 2 else 0 for i, n in enumerate(names)}),
+             make_node("roomy", capacity={n: 3 for n in names})]
+    used = rp(r(scalars={n: 1 for n in names}), node="full")
+    statuses = run_filter(Fit(None, None), rp(r(scalars={n: 1 for n in names})),
+                          snapshot(nodes, [used]))
+    assert [s.code for s in statuses] == [U, UU, OK]
+    assert statuses[0].reasons == tuple(f"Insufficient {n}" for n in names)
+    assert statuses[1].reasons == tuple(f"Insufficient {n}" for n in names[::2])

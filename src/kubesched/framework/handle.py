@@ -29,6 +29,8 @@ class Handle:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     # node name -> pods nominated to it (the queue's nominator fills this in)
     nominated_pods: Callable[[str], list[Pod]] | None = None
+    # () -> {node name: its nominated pods} for every node with some (the queue's, in bulk)
+    all_nominated_pods: Callable[[], dict[str, list[Pod]]] | None = None
     parallelism: int = 16
     # The release decided as and its effective feature gates (--kubernetes-version,
     # --feature-gates): plugins and the queue branch on ``features.enabled("Name")``.
@@ -62,6 +64,19 @@ class Handle:
         if self.nominated_pods is None:
             return []
         return self.nominated_pods(node_name)
+
+    def nominated_pods_by_node(self) -> dict[str, list[Pod]]:
+        """Every node with nominated pods → those pods (as ``nominated_pods_for_node``)."""
+        if self.all_nominated_pods is not None:
+            return self.all_nominated_pods()
+        if self.nominated_pods is None:
+            return {}
+        out = {}
+        for name in self.snapshot.by_name:
+            pods = self.nominated_pods(name)
+            if pods:
+                out[name] = pods
+        return out
 
 
 def feature_enabled(handle: Handle | None, name: str) -> bool:

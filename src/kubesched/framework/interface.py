@@ -168,8 +168,22 @@ class PreFilterPlugin(Plugin):
         return None
 
 
+#: ``FilterPlugin.filter_reads`` values.
+READS_NODE = "node"
+READS_RESOURCES = "resources"
+READS_PODS = "pods"
+
+
 class FilterPlugin(Plugin):
     """Filter, per node (the batch form is the optional ``FilterBatch``)."""
+
+    # What Filter's verdict depends on besides the incoming pod, the CycleState and the Node
+    # object. The preemption dry run and the nominated pods' two passes evaluate "these pods
+    # added / removed" as a change of table columns only when every Filter that runs says
+    # READS_NODE (nothing else) or READS_RESOURCES (only the table's requested and pod-count
+    # columns, through ``filter_batch``). READS_PODS, anything else about the pods on the
+    # node, is the safe default: those cycles run the per-node form on copied NodeInfos.
+    filter_reads: ClassVar[str] = READS_PODS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         raise NotImplementedError

@@ -13,6 +13,7 @@ import numpy as np
 
 from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Taint
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.request_vectors import RequestVectors
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _NONE = np.array(None, dtype=object)  # None as an array, for elementwise comparisons
@@ -43,6 +44,7 @@ class NodeTable:
         self.taint_sets: list[tuple[Taint, ...]] = []
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {}
         self._label_columns: dict[str, np.ndarray] = {}
+        self.request_vectors = RequestVectors(self)
         # Bumped whenever a node's own columns change: caches of per-node data derived from
         # Node objects (labels, images) are valid while (table, node_version) is unchanged.
         self.node_version = 0
@@ -69,6 +71,7 @@ class NodeTable:
         req = np.array([ni.requested.get(name, 0) for ni in self._node_infos], dtype=np.int64)
         self.alloc = np.vstack([self.alloc, alloc.reshape(1, -1)])
         self.requested = np.vstack([self.requested, req.reshape(1, -1)])
+        self.request_vectors.reset()
         return row
 
     def resource_row(self, name: str) -> int:

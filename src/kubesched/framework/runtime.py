@@ -25,6 +25,9 @@ from kubesched.framework.handle import Handle
 from kubesched.framework.interface import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    READS_NODE,
+    READS_PODS,
+    READS_RESOURCES,
     BatchStatus,
     BindPlugin,
     EnqueueExtensions,
@@ -103,10 +106,11 @@ class FilterOutcome:
         return self.failed_nodes(np.array([i]), [""], plugin_names).status(0)
 
     def failed_nodes(self, positions: np.ndarray, names: list[str],
-                     plugin_names: list[str]) -> FailedNodes:
-        """The rejected candidates at ``positions`` (their node ``names``), in bulk."""
+                     plugin_names: list[str], rows: np.ndarray | None = None) -> FailedNodes:
+        """The rejected candidates at ``positions`` (their node ``names``, table ``rows``),
+        in bulk."""
         return FailedNodes(names, self.codes[positions], self.plugin[positions],
-                           self.reason_ids[positions], self.reasons, plugin_names)
+                           self.reason_ids[positions], self.reasons, plugin_names, rows)
 
 
 @dataclass(slots=True)
@@ -331,6 +335,21 @@ class Framework:
         if not added or not st.is_success():
             return st
         return self.run_filter(state, pod, ni)
+
+    def filters_read_only_resources(self, state: CycleState) -> bool:
+        """Whether adding or removing pods on a node can be evaluated as a change of its
+        requested and pod-count columns (``framework/adjusted.py``) for this cycle's pod:
+        every Filter that runs reads nothing else of the pods on a node, and no PreFilter
+        that runs keeps state its AddPod/RemovePod would update."""
+        for p in self.filter:
+            if p.name in state.skip_filter:
+                continue
+            reads = getattr(p, "filter_reads", READS_PODS)
+            if reads == READS_NODE or (reads == READS_RESOURCES and hasattr(p, "filter_batch")):
+                continue
+            return False
+        return all(p.name in state.skip_filter or p.pre_filter_extensions() is None
+                   for p in self.pre_filter)
 
     def _add_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo
                             ) -> tuple[bool, CycleState, NodeInfo]:

@@ -45,6 +45,7 @@ class FailedNodes:
     reason_ids: np.ndarray  # index into reasons
     reasons: list[tuple[str, ...]]
     plugin_names: list[str]
+    rows: np.ndarray | None = None  # the nodes' table rows, when known
 
     def status(self, k: int) -> Status:
         return Status(Code(int(self.codes[k])), self.reasons[int(self.reason_ids[k])],
@@ -103,6 +104,28 @@ class NodeToStatus:
                 for r in chunk.reasons[rid]:
                     counts[r] += c
         return counts
+
+    def codes(self) -> dict[str, int]:
+        """Each listed node's status code (as ``get(name).code``), without making a Status
+        of every bulk failure."""
+        out = {name: int(st.code) for name, st in self._explicit.items()}
+        for chunk in self._bulk:  # materializing would let bulk entries win, in order
+            out.update(zip(chunk.names, chunk.codes.tolist(), strict=True))
+        return out
+
+    def codes_by_row(self, index: dict[str, int], size: int) -> np.ndarray | None:
+        """``codes`` as an array over table rows (``index``: name → row; unlisted rows
+        hold ``absent``'s code), or None when some bulk failures lack their rows."""
+        if any(chunk.rows is None for chunk in self._bulk):
+            return None
+        out = np.full(size, int(self.absent.code), dtype=np.int8)
+        for name, st in self._explicit.items():
+            row = index.get(name)
+            if row is not None:
+                out[row] = st.code
+        for chunk in self._bulk:
+            out[chunk.rows] = chunk.codes
+        return out
 
     def nodes_with_code(self, code: Code, all_names: list[str]) -> list[str]:
         return [n for n in all_names if self.get(n).code == code]

@@ -39,6 +39,7 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
+    READS_NODE,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -114,6 +115,7 @@ def _parse_added_affinity(raw: Any) -> NodeAffinitySpec | None:
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
                    EnqueueExtensions):
     name = NAME
+    filter_reads = READS_NODE
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

@@ -11,7 +11,7 @@ import numpy as np
 from kubesched.api.types import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, Resource
-from kubesched.framework.interface import BatchStatus, EnqueueExtensions, FilterPlugin
+from kubesched.framework.interface import READS_NODE, BatchStatus, EnqueueExtensions, FilterPlugin
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -26,6 +26,7 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName(FilterPlugin, EnqueueExtensions):
     name = NAME
+    filter_reads = READS_NODE
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if fits(pod, node_info):

@@ -19,7 +19,7 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.handle import feature_enabled
-from kubesched.framework.interface import BatchStatus, EnqueueExtensions, FilterPlugin
+from kubesched.framework.interface import READS_NODE, BatchStatus, EnqueueExtensions, FilterPlugin
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -37,6 +37,7 @@ def tolerates_unschedulable(pod: Pod) -> bool:
 
 class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     name = NAME
+    filter_reads = READS_NODE
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node

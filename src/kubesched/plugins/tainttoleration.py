@@ -31,6 +31,7 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
+    READS_NODE,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -85,6 +86,7 @@ def _groups(table: NodeTable, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+    filter_reads = READS_NODE
 
     # True: name the taint in the reason as v1.26–v1.34 did (and the v1.30 golden data).
     legacy_reason: ClassVar[bool] = False

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kubesched.api.selectors import Selector, SelectorError, label_selector_as_selector
 from kubesched.api.types import Pod, PodCondition
 from kubesched.framework.cycle_state import CycleState
@@ -36,6 +38,7 @@ from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.preemption.batch import BatchDryRun, VictimCache
 from kubesched.preemption.gosort import sort_slice
 from kubesched.preemption.util import (
     MAX_INT32,
@@ -160,14 +163,17 @@ class Evaluator:
         self.min_abs = min_candidate_nodes_absolute
         self.is_eligible_pod: IsEligiblePod = is_eligible_pod or (lambda _ni, _v, _p: True)
         self.more_important: MoreImportantPod = more_important
+        # The batch dry run assumes every lower-priority pod may be evicted.
+        self._victim_cache = VictimCache(more_important) if is_eligible_pod is None else None
 
     # ------------------------------------------------------------------ Preempt
 
     def preempt(self, state: CycleState, pod: Pod, n2s: NodeToStatus, *,
                 actuate: bool = True) -> PreemptResult:
         """Upstream ``Evaluator.Preempt``; ``actuate=False`` only decides (explain)."""
-        ok, msg = self.pod_eligible_to_preempt_others(
-            pod, n2s.get(pod.status.nominated_node_name))
+        nnn = pod.status.nominated_node_name
+        # (``get`` of a name makes Status objects of every bulk-recorded failure)
+        ok, msg = self.pod_eligible_to_preempt_others(pod, n2s.get(nnn) if nnn else None)
         if not ok:
             return PreemptResult(None, Status(Code.UNSCHEDULABLE, (msg,)))
         all_nodes = self.handle.snapshot.node_infos
@@ -245,19 +251,47 @@ class Evaluator:
 
     def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
                         n2s: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[str]]:
-        potential = [ni for ni in all_nodes if n2s.get(ni.name).code == Code.UNSCHEDULABLE]
+        rows: np.ndarray | None = None
+        table = self.handle.snapshot.table
+        by_row = (n2s.codes_by_row(table.index, table.size)
+                  if all_nodes is self.handle.snapshot.node_infos else None)
+        if by_row is not None:  # table row i is all_nodes[i]
+            rows = np.flatnonzero(by_row == Code.UNSCHEDULABLE)
+            potential = [all_nodes[i] for i in rows.tolist()]
+        else:
+            codes, absent = n2s.codes(), int(n2s.absent.code)
+            potential = [ni for ni in all_nodes
+                         if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
         if not potential:
             return [], NodeToStatus(), []
         pdbs = self.pdbs()
         offset, num = self.get_offset_and_num_candidates(len(potential))
-        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num)
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, rows=rows)
 
     def dry_run_preemption(self, state: CycleState, pod: Pod,
                            potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
-                           offset: int, num_candidates: int
+                           offset: int, num_candidates: int, *, rows: np.ndarray | None = None
                            ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """Candidates (non-violating first, each list capped at ``num_candidates``), the
-        statuses of the nodes that are not candidates, and the errors met."""
+        statuses of the nodes that are not candidates, and the errors met: over the node
+        table when that gives the per-node form's answer (``preemption/batch.py``).
+        ``rows``: the table rows of ``potential_nodes``, when the caller knows them."""
+        rows = self._batch_rows(state, potential_nodes, offset, rows)
+        if rows is not None:
+            assert self._victim_cache is not None
+            try:
+                return BatchDryRun(self.framework, self._victim_cache, state, pod,
+                                   pdbs).run(rows, num_candidates)
+            except PluginError:
+                pass  # the per-node form words the errors as upstream does
+        return self.dry_run_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates)
+
+    def dry_run_per_node(self, state: CycleState, pod: Pod,
+                         potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
+                         offset: int, num_candidates: int
+                         ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
+        """``dry_run_preemption`` as upstream: ``select_victims_on_node`` on a copy of each
+        node in turn (the reference the batch form is checked against)."""
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses = NodeToStatus()
@@ -318,6 +352,26 @@ class Evaluator:
             if not victims_map:
                 break
         return [Candidate(n, v) for n, v in victims_map.items()], Status()
+
+    def _batch_rows(self, state: CycleState, potential_nodes: Sequence[NodeInfo],
+                    offset: int, rows: np.ndarray | None = None) -> np.ndarray | None:
+        """The table rows of ``potential_nodes`` in dry-run order, when the batch dry run
+        gives the per-node form's answer for this pod (``preemption/batch.py``); else None."""
+        if self._victim_cache is None or not self.framework.filters_read_only_resources(state):
+            return None
+        if rows is not None:
+            return np.roll(rows, -offset)
+        snap = self.handle.snapshot
+        index, infos = snap.table.index, snap.node_infos
+        n = len(potential_nodes)
+        rows = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            ni = potential_nodes[(offset + i) % n]
+            row = index.get(ni.name)
+            if row is None or infos[row] is not ni:  # not the snapshot's NodeInfo
+                return None
+            rows[i] = row
+        return rows
 
     # ------------------------------------------------------------------ one node
 
@@ -380,21 +434,19 @@ class Evaluator:
         the first of a Go map's iteration order)."""
         if not nodes_to_victims:
             return ""
-        v = nodes_to_victims
-        score_funcs: list[Callable[[str], float]] = [
-            lambda n: -v[n].num_pdb_violations,
-            lambda n: -v[n].pods[0].priority,
-            lambda n: -sum(p.priority + MAX_INT32 + 1 for p in v[n].pods),
-            lambda n: -len(v[n].pods),
-            lambda n: earliest_pod_start_time(v[n].pods),
-        ]
-        remaining = list(v)
-        for f in score_funcs:
-            scores = [f(n) for n in remaining]
-            best = max(scores)
-            remaining = [n for n, s in zip(remaining, scores, strict=True) if s == best]
-            if len(remaining) == 1:
-                return remaining[0]
+        shift = MAX_INT32 + 1
+
+        def scores(v: Victims) -> tuple[float, ...]:
+            prios = [p.priority for p in v.pods]
+            return (-v.num_pdb_violations, -prios[0], -(sum(prios) + shift * len(prios)),
+                    -len(prios), earliest_pod_start_time(v.pods))
+
+        # Keeping the best by each criterion in turn keeps the lexicographically best.
+        keyed = [(scores(v), name) for name, v in nodes_to_victims.items()]
+        best = max(k for k, _ in keyed)
+        remaining = [name for k, name in keyed if k == best]
+        if len(remaining) == 1:
+            return remaining[0]
         return remaining[self.handle.rng.randrange(len(remaining))]
 
     # ------------------------------------------------------------------ actuation

@@ -681,7 +681,24 @@ class SchedulingQueue:
 
     def nominated_pods_by_node(self) -> dict[str, list[Pod]]:
         """Every node with nominated pods → those pods (as ``nominated_pods_for_node``)."""
-        return {node: self.nominated_pods_for_node(node) for node in self.nominator.nominated}
+        # ``get`` unrolled: cycles that meet nominated pods run this over all of them
+        active, unschedulable = self._active.entry, self._unschedulable.get
+        backoff, error_backoff = self._backoff.entry, self._error_backoff.entry
+        pod_of = self.nominator.pod
+        out: dict[str, list[Pod]] = {}
+        for node, uids in self.nominator.nominated.items():
+            pods = []
+            for uid in uids:
+                e = active(uid)
+                qpi = e[2] if e is not None else unschedulable(uid)
+                if qpi is None:
+                    e = backoff(uid) or error_backoff(uid)
+                    qpi = e[2] if e is not None else None
+                pod = qpi.pod if qpi is not None else pod_of(uid)
+                if pod is not None:
+                    pods.append(pod)
+            out[node] = pods
+        return out
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         """Pods nominated to ``node_name``, in nomination order, as the queue knows them."""

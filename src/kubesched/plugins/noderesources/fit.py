@@ -36,6 +36,7 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import Handle, feature_enabled
 from kubesched.framework.interface import (
+    READS_RESOURCES,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -137,6 +138,7 @@ def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int
 
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+    filter_reads = READS_RESOURCES
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
@@ -209,45 +211,42 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if n == 0:
             return BatchStatus.success(0)
         table = snapshot.table
-        if len(s.checks) > 62:  # more than a bit mask holds: per-node form
-            return self._filter_loop(state, pod, snapshot, idx)
         rows = [table.resource_row(name) for name, _ in s.checks]
         alloc, requested = table.alloc, table.requested  # after resource_row (may grow)
-        mask = (table.pod_count[idx] + 1 > table.allowed_pods[idx]).astype(np.int64)
+        # Only table columns are read (filter_reads): the preemption dry run calls this on a
+        # table whose requested and pod-count columns it changed.
+        fails = [table.pod_count[idx] + 1 > table.allowed_pods[idx]]
         unresolvable = np.zeros(n, dtype=bool)
-        for bit, ((_, q), row) in enumerate(zip(s.checks, rows, strict=True), start=1):
+        for (_, q), row in zip(s.checks, rows, strict=True):
             a = alloc[row, idx]
             fail = q > a - requested[row, idx]
-            mask |= fail.astype(np.int64) << bit
+            fails.append(fail)
             unresolvable |= fail & (q > a)
-        failing = mask != 0
         out = BatchStatus.success(n)
+        failing = np.logical_or.reduce(fails)
         if not failing.any():
             return out
-        uniq, inverse = np.unique(mask[failing], return_inverse=True)
         all_reasons = (TOO_MANY_PODS, *s.reasons)
-        out.reasons = [tuple(r for b, r in enumerate(all_reasons) if int(m) >> b & 1)
-                       for m in uniq.tolist()]
+        if len(fails) <= 63:  # each node's failing checks as the bits of one int64
+            mask = np.zeros(n, dtype=np.int64)
+            for bit, fail in enumerate(fails):
+                mask |= fail.astype(np.int64) << bit
+            uniq, inverse = np.unique(mask[failing], return_inverse=True)
+            out.reasons = [tuple(r for b, r in enumerate(all_reasons) if int(m) >> b & 1)
+                           for m in uniq.tolist()]
+            out.reason_ids[failing] = inverse.reshape(-1)
+        else:
+            seen: dict[tuple[str, ...], int] = {}
+            mat = np.vstack(fails)[:, failing]
+            ids = np.zeros(mat.shape[1], dtype=np.int32)
+            for k in range(mat.shape[1]):
+                reasons = tuple(all_reasons[b] for b in np.flatnonzero(mat[:, k]).tolist())
+                ids[k] = seen.setdefault(reasons, len(seen))
+            out.reasons = list(seen)
+            out.reason_ids[failing] = ids
         out.codes[failing] = np.where(unresolvable[failing],
                                       int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
                                       int(Code.UNSCHEDULABLE))
-        out.reason_ids[failing] = inverse.reshape(-1)
-        return out
-
-    def _filter_loop(self, state: CycleState, pod: Pod, snapshot: Snapshot,
-                     idx: np.ndarray) -> BatchStatus:
-        out = BatchStatus.success(len(idx))
-        seen: dict[tuple[str, ...], int] = {}
-        for k, i in enumerate(idx.tolist()):
-            st = self.filter(state, pod, snapshot.node_infos[i])
-            if st is None or st.is_success():
-                continue
-            rid = seen.get(st.reasons)
-            if rid is None:
-                rid = seen[st.reasons] = len(out.reasons)
-                out.reasons.append(st.reasons)
-            out.codes[k] = st.code
-            out.reason_ids[k] = rid
         return out
 
     # ------------------------------------------------------------------ PreScore / Score
