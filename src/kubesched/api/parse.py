@@ -609,7 +609,11 @@ def parse_volume(v: Any, path: str) -> Volume:
             read_only=_bool(pvc.get("readOnly"), f"{pp}.readOnly"),
         )
     source = {k: val for k, val in d.items() if k != "name"} or {"emptyDir": {}}
-    return Volume(name=name, source=source)
+    image_reference = None
+    if d.get("image") is not None:  # an image volume (ImageVolume, GA in 1.36)
+        image = _dict(d["image"], f"{path}.image")
+        image_reference = _str(image.get("reference"), f"{path}.image.reference")
+    return Volume(name=name, source=source, image_reference=image_reference)
 
 
 # ---------------------------------------------------------------- pod

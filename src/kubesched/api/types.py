@@ -227,6 +227,7 @@ class Volume:
     pvc_claim_name: str | None = None
     read_only: bool = False
     source: dict[str, Any] | None = None  # other volume sources, raw
+    image_reference: str | None = None  # an image volume's spec.volumes[].image.reference
 
 
 # ---------------------------------------------------------------- pod
