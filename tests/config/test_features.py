@@ -182,7 +182,7 @@ def test_unimplemented_warning_is_one_line_per_newer_release():
     assert unimplemented_warning("1.35") is None
     for v in ("1.36", "1.37"):
         w = unimplemented_warning(v)
-        assert w is not None and "\n" not in w and "NodeDeclaredFeatures" in w
+        assert w is not None and "\n" not in w and "#135502" in w
     assert "StorageCapacityScoring" in (unimplemented_warning("1.37") or "")
 
 

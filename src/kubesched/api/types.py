@@ -217,6 +217,11 @@ class Container:
     limits: Resources = field(default_factory=dict)
     ports: list[ContainerPort] = field(default_factory=list)
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
+    # What NodeDeclaredFeatures infers from (upstream component-helpers/nodedeclaredfeatures):
+    # a restartPolicyRules rule with action RestartAllContainers; a volumeMount with
+    # bindMountOptions.
+    restart_all_containers: bool = False
+    bind_mount_options: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -260,6 +265,8 @@ class PodSpec:
     scheduling_gates: tuple[str, ...] = ()
     termination_grace_period_seconds: int = 30
     resource_claims: list[str] = field(default_factory=list)
+    host_network: bool = False
+    host_users: bool | None = None
 
 
 @dataclass(slots=True)
@@ -307,6 +314,7 @@ class NodeStatus:
     capacity: Resources = field(default_factory=dict)
     allocatable: Resources = field(default_factory=dict)
     images: tuple[ContainerImage, ...] = ()
+    declared_features: tuple[str, ...] = ()  # status.declaredFeatures (NodeDeclaredFeatures)
 
 
 @dataclass(slots=True)
