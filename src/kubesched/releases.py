@@ -3,9 +3,9 @@ schemas, the feature gates, the commands' flags)."""
 
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.35", "1.36", "1.37")
 
-# kubesched decides as v1.35 today. DESIGN.md makes the newest supported release the
-# default; this becomes "1.37" when issue 11's 1.36/1.37 behaviour changes land.
-DEFAULT_VERSION = "1.35"
+# The newest supported release is the default (DESIGN.md); docs/releases.md says what
+# kubesched decides differently per release.
+DEFAULT_VERSION = "1.37"
 
 
 def at_least(version: str, minimum: str) -> bool:
