@@ -186,6 +186,15 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         if not self.score_change:
             return self.scorer.score_table(snapshot.table, idx, reqs)
         requested, allocatable = self.scorer.table_values(snapshot.table, idx, reqs)
+        if len(reqs) == 2 and allocatable.all():
+            # The usual cpu + memory, fused: |f0 − f1| / 2 with and without the pod (the
+            # scores are in [50, 100], so astype's truncation is int64()'s).
+            f = np.minimum(requested / allocatable, 1.0)
+            g = np.minimum((requested - np.asarray(reqs, dtype=np.int64)[:, None])
+                           / allocatable, 1.0)
+            with_pod = ((1 - np.abs((f[0] - f[1]) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+            without = ((1 - np.abs((g[0] - g[1]) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+            return HALF + (HALF + with_pod - without) // 2
         pod_req = np.asarray(reqs, dtype=np.int64)[:, None]
         allocated = np.where(allocatable != 0, requested - pod_req, 0)
         return np.asarray(balance_change_score_np(
