@@ -47,10 +47,33 @@ def golden_cases(*folders: str, pattern: str = "case-*.yaml") -> list[Path]:
     return out
 
 
+# The golden verdicts are v1.30's, compared (translated where upstream changed a string)
+# with kubesched deciding as v1.35: the last release whose scores they still match
+# (v1.36's BalancedAllocation scores the change in balance). Every golden test decides as
+# this release, through load_golden and golden_config.
+GOLDEN_RELEASE = "1.35"
+
+
 def load_golden(path: Path | str):  # -> Scenario
     """A golden scenario as upstream's harness fed it: in-process, through no API server,
     so some hold objects an API server refuses (repeated topology spread pairs); they are
     kept, with warnings, for the verdicts were given on them."""
     from kubesched.api.scenario import load_scenario
 
-    return load_scenario([str(path)], validate=False)
+    return load_scenario([str(path)], validate=False, release=GOLDEN_RELEASE)
+
+
+def golden_config(scenario=None, path: Path | str = "<golden>", *,
+                  pct100: bool = True):  # -> SchedulerConfiguration
+    """The configuration a golden case runs with, deciding as GOLDEN_RELEASE: the scenario's
+    own, or the default with percentageOfNodesToScore 100 (``pct100``)."""
+    from kubesched.config import default_config, load_config
+    from kubesched.config.features import FeatureGates
+
+    features = FeatureGates(GOLDEN_RELEASE)
+    if scenario is not None and scenario.config is not None:
+        return load_config(scenario.config, str(path), features)
+    config = default_config(features)
+    if pct100:
+        config.percentage_of_nodes_to_score = 100
+    return config

@@ -42,11 +42,11 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
     for w in scenario.warnings:
         click.echo(f"warning: {w}", err=True)
     if config_path:
-        config = load_config_file(config_path)
+        config = load_config_file(config_path, features)
     elif scenario.config is not None:
-        config = load_config(scenario.config, scenario.config_source or "<scenario>")
+        config = load_config(scenario.config, scenario.config_source or "<scenario>", features)
     else:
-        config = default_config()
+        config = default_config(features)
     config.features = features
     config.out_of_tree = plugins or {}
     return scenario, config

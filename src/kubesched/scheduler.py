@@ -830,4 +830,7 @@ def node_update_events(old: Node, new: Node) -> list[ev.ClusterEvent]:
     if old.metadata.annotations != new.metadata.annotations:
         out.append(ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_ANNOTATION,
                                 "NodeAnnotationChange"))
+    if old.status.declared_features != new.status.declared_features:
+        out.append(ClusterEvent(Resource.NODE, ActionType.UPDATE_NODE_DECLARED_FEATURE,
+                                "NodeDeclaredFeatureChange"))
     return out

@@ -36,7 +36,7 @@ def test_unknown_fields_are_errors_when_strict():
 
 @pytest.mark.parametrize("api_version, message", [
     (None, "field apiVersion: is required"),
-    ("v2", "field apiVersion: Kubernetes 1.35 does not serve Pod at this apiVersion "
+    ("v2", "field apiVersion: Kubernetes 1.37 does not serve Pod at this apiVersion "
            "(served: v1) (value: 'v2')"),
     ("apps/v1", "does not serve Pod at this apiVersion"),
 ])

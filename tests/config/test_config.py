@@ -17,8 +17,13 @@ from kubesched.config import (
     load_config_file,
     merge_plugin_set,
 )
+from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError
 from shared_files import golden_cases
+
+# Upstream v1.35's default profile (v1.36 on appends NodeDeclaredFeatures).
+V135 = FeatureGates("1.35")
+
 
 
 def doc(**fields: Any) -> dict[str, Any]:
@@ -75,7 +80,7 @@ def test_default_config_top_level() -> None:
 
 
 def test_default_profile_plugins_order_and_weights() -> None:
-    c = default_config()
+    c = default_config(V135)
     assert len(c.profiles) == 1
     p = c.profiles[0]
     assert p.scheduler_name == "default-scheduler"
@@ -202,7 +207,7 @@ def test_merge_keeps_default_disabled_and_duplicates() -> None:
 
 
 def test_user_weight_replaces_default_multipoint_weight_in_place() -> None:
-    c = load_config(one_profile(plugins={"multiPoint": {"enabled": [
+    c = load_config(features=V135, doc=one_profile(plugins={"multiPoint": {"enabled": [
         {"name": "ImageLocality", "weight": 7}, {"name": "MyPlugin", "weight": 4}]}}))
     mp = c.profiles[0].plugins.multi_point.enabled
     names = [r.name for r in mp]
@@ -213,13 +218,14 @@ def test_user_weight_replaces_default_multipoint_weight_in_place() -> None:
 
 
 def test_multipoint_disable_one_default() -> None:
-    c = load_config(one_profile(plugins={"multiPoint": {"disabled": [{"name": "ImageLocality"}]}}))
+    c = load_config(features=V135, doc=one_profile(
+        plugins={"multiPoint": {"disabled": [{"name": "ImageLocality"}]}}))
     names = c.profiles[0].plugins.multi_point.enabled_names()
     assert "ImageLocality" not in names and len(names) == 17
 
 
 def test_score_set_kept_as_given() -> None:
-    c = load_config(one_profile(plugins={"score": {
+    c = load_config(features=V135, doc=one_profile(plugins={"score": {
         "enabled": [{"name": "InterPodAffinity", "weight": 8}, {"name": "NodeAffinity"}],
         "disabled": [{"name": "NodeResourcesBalancedAllocation"}]}}))
     score = c.profiles[0].plugins.score

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from kubesched.config import API_VERSION, KIND, default_config, expand_plugins, load_config
+from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError
 
 # Extension points each default plugin implements in v1.35 (reference/upstream.md §1.1).
@@ -35,6 +36,10 @@ IMPLEMENTS: dict[str, set[str]] = {
     "OtherSort": {"queueSort"},
 }
 
+# Upstream v1.35's default profile (v1.36 on appends NodeDeclaredFeatures).
+V135 = FeatureGates("1.35")
+
+
 
 def implements(name: str, point: str) -> bool:
     return point in IMPLEMENTS.get(name, set())
@@ -45,7 +50,8 @@ def known(name: str) -> bool:
 
 
 def cfg(**profile: Any):
-    return load_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [profile]})
+    return load_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [profile]},
+                       features=V135)
 
 
 def names(lst: list[tuple[str, int]]) -> list[str]:
@@ -53,7 +59,7 @@ def names(lst: list[tuple[str, int]]) -> list[str]:
 
 
 def test_default_expansion_matches_upstream() -> None:
-    e = expand_plugins(default_config().profiles[0], implements, known=known)
+    e = expand_plugins(default_config(V135).profiles[0], implements, known=known)
     assert list(e) == ["preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
                        "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind"]
     assert names(e["preEnqueue"]) == ["SchedulingGates"]

@@ -32,7 +32,7 @@ def _commands(tmp_path: Path) -> dict[str, list[str]]:
      "1.37)\n"),
     (["--feature-gates", "NoSuchGate=true"],
      "error: --feature-gates NoSuchGate=true: unrecognized feature gate NoSuchGate in "
-     "kube-scheduler 1.35 (known: AllAlpha, AllBeta, "),
+     "kube-scheduler 1.37 (known: AllAlpha, AllBeta, "),
     (["--kubernetes-version", "1.36", "--feature-gates", "TopologyAwareWorkloadScheduling=on"],
      "error: --feature-gates TopologyAwareWorkloadScheduling=on: invalid value of "
      "TopologyAwareWorkloadScheduling=on (want true or false)\n"),
@@ -41,7 +41,7 @@ def _commands(tmp_path: Path) -> dict[str, list[str]]:
      "CompositePodGroup in kube-scheduler 1.35; it is a gate of 1.37 (known: "),
     (["--feature-gates", "InPlacePodVerticalScaling=false"],
      "error: --feature-gates InPlacePodVerticalScaling=false: cannot set feature gate "
-     "InPlacePodVerticalScaling to false, feature is locked to true in 1.35\n"),
+     "InPlacePodVerticalScaling to false, feature is locked to true in 1.37\n"),
 ])
 def test_bad_flags_exit_2_with_one_message(tmp_path: Path, command: str, flags: list[str],
                                            message: str) -> None:
@@ -56,30 +56,41 @@ def test_explain_json_records_the_version() -> None:
     base = ["explain", _example("taints.yaml"), "--pod", "default/small-1", "-o", "json"]
     res = CliRunner().invoke(main, base)
     assert res.exit_code == 0, res.output
-    default = json.loads(res.stdout)
-    assert default["kubernetesVersion"] == "1.35"
+    newest = json.loads(res.stdout)
+    assert newest["kubernetesVersion"] == "1.37"  # the default: the newest release
     assert res.stderr == ""
     res = CliRunner().invoke(main, [*base, "--kubernetes-version", "1.37"])
-    assert res.exit_code == 0, res.output
-    newest = json.loads(res.stdout)
-    assert newest.pop("kubernetesVersion") == "1.37"
-    default.pop("kubernetesVersion")
-    assert newest == default  # no 1.37 change of behaviour is implemented yet
-    # One warning line naming what of 1.37 is not implemented yet.
+    assert json.loads(res.stdout) == newest
+    # Asked for by name: one warning line naming what of 1.37 is not implemented yet.
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("warning: --kubernetes-version 1.37: ")
-    assert "BalancedAllocation" in lines[0] and "StorageCapacityScoring" in lines[0]
+    assert "BalancedAllocation" not in lines[0] and "StorageCapacityScoring" in lines[0]
+    res = CliRunner().invoke(main, [*base, "--kubernetes-version", "1.35"])
+    assert res.exit_code == 0, res.output
+    assert res.stderr == ""
+    default = json.loads(res.stdout)
+    assert default.pop("kubernetesVersion") == "1.35"
+    newest.pop("kubernetesVersion")
+    # 1.36's BalancedAllocation scores the change in balance; nothing else differs here.
+    for node in newest["nodes"] + default["nodes"]:
+        if node["feasible"]:
+            node.pop("total")
+            assert 50 <= node["scores"].pop("NodeResourcesBalancedAllocation") <= 100
+    newest.pop("selected")
+    default.pop("selected")
+    assert newest == default
 
 
 @pytest.mark.parametrize("example", ["quickstart.yaml", "taints.yaml", "pressure.yaml"])
-def test_version_1_35_places_exactly_as_no_flag(example: str) -> None:
+def test_version_1_37_places_exactly_as_no_flag(example: str) -> None:
     base = ["simulate", _example(example), "--placements", "-"]
     plain = CliRunner().invoke(main, base)
-    pinned = CliRunner().invoke(main, [*base, "--kubernetes-version", "1.35"])
+    pinned = CliRunner().invoke(main, [*base, "--kubernetes-version", "1.37"])
     assert plain.exit_code == pinned.exit_code == 0, (plain.output, pinned.output)
     assert plain.stdout_bytes == pinned.stdout_bytes
     assert plain.stdout.startswith('{"pod": ')  # placements lines only, no header
-    assert pinned.stderr == ""
+    assert plain.stderr == ""
+    assert pinned.stderr.startswith("warning: --kubernetes-version 1.37: ")
 
 
 def test_gate_values_reach_the_queue_through_the_cli(monkeypatch) -> None:

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.config import default_config, load_config
 from kubesched.explain import explain
 from kubesched.plugins.registry import in_tree_registry
-from shared_files import golden_cases, load_golden
+from shared_files import golden_cases, golden_config, load_golden
 
 FOLDERS = ["explain", "explain-config", "explain-spread", "explain-volumes"]
 CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
@@ -70,10 +69,7 @@ def test_explain_matches_upstream(folder: str, path: Path) -> None:
     if missing:
         pytest.skip(f"decided by plugins not yet exact: {sorted(missing)}")
     scenario = load_golden(path)
-    config = (load_config(scenario.config, str(path)) if scenario.config is not None
-              else default_config())
-    if scenario.config is None:
-        config.percentage_of_nodes_to_score = 100
+    config = golden_config(scenario, path)
     got = explain(scenario, config, want["pod"])
 
     feasible = {n["node"]: n for n in got["nodes"] if n["feasible"]}

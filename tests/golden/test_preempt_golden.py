@@ -23,13 +23,12 @@ import pytest
 
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.clock import VirtualClock
-from kubesched.config import default_config
 from kubesched.explain import ReadOnlyBackend, explain, find_target
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code
 from kubesched.preemption.util import MAX_INT32, earliest_pod_start_time
 from kubesched.scheduler import Scheduler
-from shared_files import golden_cases, load_golden
+from shared_files import golden_cases, golden_config, load_golden
 
 CASES = golden_cases("preempt")
 TARGET = "default/target"
@@ -46,9 +45,7 @@ def _want(path: Path) -> dict:
 
 
 def _config():
-    cfg = default_config()
-    cfg.percentage_of_nodes_to_score = 100
-    return cfg
+    return golden_config()
 
 
 def _all_candidates(path: Path) -> dict[str, tuple[list[str], int, tuple]]:

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from kubesched.backends.sim.cluster import SimCluster
-from kubesched.config import default_config, load_config
 from kubesched.plugins.registry import in_tree_registry
-from shared_files import golden_cases, load_golden
+from shared_files import golden_cases, golden_config, load_golden
 
 CASES = golden_cases("sequence", pattern="seq-*.yaml")
 
@@ -22,11 +21,7 @@ def test_sequence_matches_upstream(path: Path) -> None:
     if "PodTopologySpread" not in in_tree_registry():
         pytest.skip("PodTopologySpread not registered yet")
     scenario = load_golden(path)
-    if scenario.config is not None:
-        config = load_config(scenario.config, str(path))
-    else:
-        config = default_config()
-        config.percentage_of_nodes_to_score = 100
+    config = golden_config(scenario, path)
     result = SimCluster(scenario, config, check=True).run()
     got = {r.key: r.node for r in result.records}
     assert got == want["placements"]

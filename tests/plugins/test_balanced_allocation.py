@@ -1,16 +1,29 @@
 """NodeResourcesBalancedAllocation, ported from upstream balanced_allocation_test.go
-TestNodeResourcesBalancedAllocation with the v1.35 expected values (reference §9: the
-``(1 − std) × 100`` formula, PreScore Skip for best-effort pods)."""
+TestNodeResourcesBalancedAllocation: the v1.35 expected values (reference §9: the
+``(1 − std) × 100`` formula, PreScore Skip for best-effort pods) and the v1.36 ones
+(kubernetes#135573: ``50 + (50 + with − without) / 2``). The v1.36 table could be read only
+in part (the PR's review thread: "nodes to reach min/max score" 100/50 and "requested
+resources at node capacity" 62/62 are upstream's figures); the other v1.36 values are the
+formula's on the same cases, worked by hand below."""
 
 from __future__ import annotations
 
 import pytest
 from _plugtest_util import make_node_milli, make_pod, run_scores, snapshot
 
+from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
 from kubesched.framework.status import Code
 from kubesched.plugins.noderesources import BalancedAllocation
-from kubesched.plugins.noderesources.balanced_allocation import balanced_resource_scorer
+from kubesched.plugins.noderesources.balanced_allocation import (
+    balance_change_score,
+    balanced_resource_scorer,
+)
+
+
+def handle(version: str) -> Handle:
+    return Handle(features=FeatureGates(version))
 
 GPU = "nvidia.com/gpu"
 DEFAULT = {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
@@ -27,42 +40,59 @@ def nodes(*specs):
     return [make_node_milli(name, cpu, mem, scalars) for name, cpu, mem, scalars in specs]
 
 
-# (name, incoming pod containers, nodes, existing [(node, containers)], args, expected)
+# (name, incoming pod containers, nodes, existing [(node, containers)], args,
+#  {release: expected})
 CASES = [
     ("nothing scheduled, resources requested, differently sized nodes", CPU_AND_MEMORY,
      nodes(("node1", 4000, 10000, None), ("node2", 6000, 10000, None)), [], DEFAULT,
-     [87, 100]),
+     {"1.35": [87, 100], "1.36": [68, 75]}),
     ("resources requested, pods scheduled with resources", CPU_AND_MEMORY,
      nodes(("node1", 10000, 20000, None), ("node2", 10000, 20000, None)),
-     [("node1", CPU_ONLY), ("node2", CPU_AND_MEMORY)], DEFAULT, [82, 95]),
+     [("node1", CPU_ONLY), ("node2", CPU_AND_MEMORY)], DEFAULT,
+     {"1.35": [82, 95], "1.36": [73, 74]}),
     ("resources requested, pods scheduled with resources, differently sized nodes",
      CPU_AND_MEMORY,
      nodes(("node1", 10000, 20000, None), ("node2", 10000, 50000, None)),
-     [("node1", CPU_ONLY), ("node2", CPU_AND_MEMORY)], DEFAULT, [82, 80]),
+     [("node1", CPU_ONLY), ("node2", CPU_AND_MEMORY)], DEFAULT,
+     {"1.35": [82, 80], "1.36": [73, 70]}),
     ("nodes to reach min/max score", [{"memory": "2000"}, {"memory": "3000"}],
      nodes(("node1", 3000, 5000, None), ("node2", 3000, 5000, None)),
-     [("node1", CPU_ONLY)], DEFAULT, [100, 50]),
+     [("node1", CPU_ONLY)], DEFAULT, {"1.35": [100, 50], "1.36": [100, 50]}),
     ("requested resources at node capacity", CPU_ONLY,
      nodes(("node1", 6000, 10000, None), ("node2", 6000, 10000, None)),
-     [("node1", CPU_ONLY), ("node2", CPU_AND_MEMORY)], DEFAULT, [50, 75]),
+     [("node1", CPU_ONLY), ("node2", CPU_AND_MEMORY)], DEFAULT,
+     {"1.35": [50, 75], "1.36": [62, 62]}),
     ("include scalar resource on a node for balanced resource allocation",
      [{"memory": "0", GPU: "1"}],
      nodes(("node1", 3500, 40000, {GPU: 8}), ("node2", 3500, 40000, {GPU: 8})),
-     [("node2", CPU_AND_MEMORY), ("node1", CPU_MEMORY_GPU)], WITH_GPU, [70, 65]),
+     [("node2", CPU_AND_MEMORY), ("node1", CPU_MEMORY_GPU)], WITH_GPU,
+     {"1.35": [70, 65], "1.36": [75, 76]}),
     ("node without the scalar resource", CPU_AND_MEMORY,
      nodes(("node1", 3500, 40000, {GPU: 8}), ("node2", 3500, 40000, None)), [], WITH_GPU,
-     [63, 63]),
+     {"1.35": [63, 63], "1.36": [56, 56]}),
 ]
 
 
+@pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])
 @pytest.mark.parametrize("pre_score", [True, False], ids=["prescore", "no-prescore"])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_node_resources_balanced_allocation(case, pre_score) -> None:
+def test_node_resources_balanced_allocation(case, pre_score, version) -> None:
     _name, reqs, node_list, existing, args, want = case
     pods = [make_pod(reqs=r, node=node) for node, r in existing]
-    got = run_scores(BalancedAllocation(args, None), make_pod(reqs=reqs),
+    got = run_scores(BalancedAllocation(args, handle(version)), make_pod(reqs=reqs),
                      snapshot(node_list, pods), pre_score=pre_score)
-    assert got == want
+    assert got == want["1.35" if version == "1.35" else "1.36"]
+
+
+def test_balance_change_formula() -> None:
+    # v1.36's worked cases (upstream's comments): no change 75, balanced -> imbalanced 50,
+    # imbalanced -> balanced 100; "differently sized nodes" node1: 0.75/0.5 after (87),
+    # empty before (100): 50 + (50 + 87 − 100) / 2 = 50 + 18 = 68.
+    assert balance_change_score(80, 80) == 75
+    assert balance_change_score(50, 100) == 50
+    assert balance_change_score(100, 50) == 100
+    assert balance_change_score(87, 100) == 68
+    assert balance_change_score(88, 87) == 75  # (50 + 1) / 2 truncates
 
 
 BEST_EFFORT = [
@@ -85,7 +115,7 @@ def test_best_effort_pod_skips_prescore(case) -> None:
     _name, reqs, existing, args = case
     node_list = nodes(("node1", 10000, 20000, {GPU: 8}), ("node2", 10000, 20000, None))
     pods = [make_pod(reqs=r, node=node) for node, r in existing if r is not None or node]
-    plugin = BalancedAllocation(args, None)
+    plugin = BalancedAllocation(args, handle("1.35"))
     got = run_scores(plugin, make_pod(reqs=reqs), snapshot(node_list, pods))
     assert not isinstance(got, list) and got.code == Code.SKIP
     # Score without PreScore (upstream's fallback) gives 0 for a best-effort pod.

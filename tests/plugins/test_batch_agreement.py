@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 from _plugtest_util import make_node, make_pod, snapshot
 
+from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
 from kubesched.framework.interface import NodeList
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.nodename import NodeName
 from kubesched.plugins.noderesources import BalancedAllocation, Fit
 from kubesched.plugins.nodeunschedulable import NodeUnschedulable
 from kubesched.plugins.tainttoleration import TaintToleration
+from kubesched.releases import SUPPORTED_VERSIONS
 
 SCALARS = ["example.com/gpu", "example.com/fpga", "other.io/nic", "hugepages-2Mi",
            "kubernetes.io/batteries"]
@@ -186,7 +189,9 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
     ba_args = None if _maybe(rng, 0.4) else {
         "resources": [{"name": n, "weight": 1}
                       for n in rng.sample(ba_names, rng.randint(1, 4))]}
-    _agree_scores(BalancedAllocation(ba_args, None), state, pod, snap, idx)
+    for version in SUPPORTED_VERSIONS:  # v1.35's balance and v1.36's change in balance
+        _agree_scores(BalancedAllocation(ba_args, Handle(features=FeatureGates(version))),
+                      state, pod, snap, idx)
 
 
 def test_random_clusters_exercise_every_outcome() -> None:

@@ -1,5 +1,6 @@
 """ImageLocality: upstream v1.35 ``image_locality_test.go`` tables (TestImageLocalityPriority,
-TestNormalizedImageName) and batch / per-node agreement."""
+TestNormalizedImageName), image volumes by release (1.36 kubernetes#130231, 1.37
+kubernetes#138951) and batch / per-node agreement."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from kubesched.api.types import (
     ObjectMeta,
     Pod,
     PodSpec,
+    Volume,
 )
+from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import ImageStateSummary
@@ -31,10 +34,12 @@ from kubesched.plugins.imagelocality import (
 )
 
 
-def spec(*images: str, init: tuple[str, ...] = ()) -> PodSpec:
+def spec(*images: str, init: tuple[str, ...] = (), volumes: tuple[str, ...] = ()) -> PodSpec:
     return PodSpec(containers=[Container(name=f"c{i}", image=im) for i, im in enumerate(images)],
                    init_containers=[Container(name=f"i{i}", image=im)
-                                    for i, im in enumerate(init)])
+                                    for i, im in enumerate(init)],
+                   volumes=[Volume(name=f"v{i}", source={"image": {"reference": ref}},
+                                   image_reference=ref) for i, ref in enumerate(volumes)])
 
 
 def pod(s: PodSpec) -> Pod:
@@ -94,7 +99,7 @@ CASES = [
 @pytest.mark.parametrize(("name", "s", "nodes", "want"), CASES, ids=[c[0] for c in CASES])
 def test_image_locality_priority(name: str, s: PodSpec, nodes: list, want: list[int]) -> None:
     snap = Snapshot.from_nodes([image_node(n, st) for n, st in nodes], [])
-    p = ImageLocality(None, Handle(snapshot=snap))
+    p = ImageLocality(None, Handle(snapshot=snap, features=FeatureGates("1.35")))
     state = CycleState()
     the_pod = pod(s)
     by_name = {ni.name: ni for ni in snap.node_infos}
@@ -104,6 +109,49 @@ def test_image_locality_priority(name: str, s: PodSpec, nodes: list, want: list[
     batch = p.score_batch(state, the_pod, snap, rows)
     assert batch.dtype == np.int64 and batch.tolist() == want
     assert not hasattr(p, "normalize_score")  # ImageLocality has no NormalizeScore
+
+
+# Image volumes, per release. Two nodes: gcr.io/40 (40 MiB) and gcr.io/300 (300 MiB) on
+# node1 only, so each counts size/2. 1.35 ignores the volume (sum 20 MiB < 23 MiB → 0);
+# 1.36 adds it to the sum only (100·(170−23)/(1000−23) = 15); 1.37 also to the image count
+# (100·147/1977 = 7, the score of the same two images as containers, "two images on one
+# node" above). A volume not on any node adds nothing in 1.36 and lowers the score in 1.37
+# (100·127/977 = 12 → 100·127/1977 = 6).
+VOLUME_CASES = [
+    ("image volume present on the node", spec("gcr.io/40", volumes=("gcr.io/300",)),
+     [("node1", NODE_40_300_2000), ("node2", NODE_250_10)],
+     {"1.35": [0, 0], "1.36": [15, 0], "1.37": [7, 0]}),
+    ("image volume absent everywhere", spec("gcr.io/300", volumes=("reg.io/none:v1",)),
+     [("node1", NODE_40_300_2000), ("node2", NODE_250_10)],
+     {"1.35": [12, 0], "1.36": [12, 0], "1.37": [6, 0]}),
+    ("image volume only, normalized with :latest", spec("gcr.io/none", volumes=("gcr.io/250",)),
+     [("node1", NODE_40_300_2000), ("node2", NODE_250_10)],
+     {"1.35": [0, 0], "1.36": [0, 10], "1.37": [0, 5]}),
+]
+
+
+@pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])
+@pytest.mark.parametrize(("name", "s", "nodes", "want"), VOLUME_CASES,
+                         ids=[c[0] for c in VOLUME_CASES])
+def test_image_volumes_by_release(name: str, s: PodSpec, nodes: list, want: dict,
+                                  version: str) -> None:
+    snap = Snapshot.from_nodes([image_node(n, st) for n, st in nodes], [])
+    p = ImageLocality(None, Handle(snapshot=snap, features=FeatureGates(version)))
+    the_pod = pod(s)
+    by_name = {ni.name: ni for ni in snap.node_infos}
+    got = [p.score(CycleState(), the_pod, by_name[n]) for n, _ in nodes]
+    assert got == want[version]
+    rows = np.array([snap.table.index[n] for n, _ in nodes])
+    assert p.score_batch(CycleState(), the_pod, snap, rows).tolist() == want[version]
+
+
+def test_image_volume_reference_is_parsed() -> None:
+    from kubesched.api.parse import parse_volume
+
+    v = parse_volume({"name": "v", "image": {"reference": "reg.io/m:v1",
+                                             "pullPolicy": "IfNotPresent"}}, "spec.volumes[0]")
+    assert v.image_reference == "reg.io/m:v1" and v.source is not None
+    assert parse_volume({"name": "e", "emptyDir": {}}, "p").image_reference is None
 
 
 def _fake_digest(content: str) -> str:
@@ -170,10 +218,12 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
                            rng.choice((5, 30, 250, 900, 3000)) * MB) for im in held])
             nodes.append(image_node(f"n{i}", st))
         snap = Snapshot.from_nodes(nodes, [])
-        p = ImageLocality(None, Handle(snapshot=snap))
+        version = rng.choice(["1.35", "1.36", "1.37"])
+        p = ImageLocality(None, Handle(snapshot=snap, features=FeatureGates(version)))
         for _ in range(5):
             s = spec(*rng.choices([*names, "other"], k=rng.randrange(0, 4)),
-                     init=tuple(rng.choices(names, k=rng.randrange(0, 2))))
+                     init=tuple(rng.choices(names, k=rng.randrange(0, 2))),
+                     volumes=tuple(rng.choices([*names, "other"], k=rng.randrange(0, 3))))
             the_pod = pod(s)
             idx = np.array(rng.sample(range(n), rng.randrange(1, n + 1)), dtype=np.int64)
             want = [p.score(CycleState(), the_pod, snap.node_infos[i]) for i in idx.tolist()]

@@ -103,6 +103,10 @@ def _str(v: Any, path: str, default: str = "") -> str:
     return v
 
 
+def _opt_bool(v: Any, path: str) -> bool | None:
+    return None if v is None else _bool(v, path)
+
+
 def _req_str(v: Any, path: str) -> str:
     s = _str(v, path)
     if not s:
@@ -587,6 +591,16 @@ def parse_container(v: Any, path: str, *, host_network: bool = False) -> Contain
     d = _dict(v, path)
     requests, limits = _parse_requirements(d.get("resources"), f"{path}.resources")
     rp = d.get("restartPolicy")
+    restart_all = False
+    for i, rule in enumerate(_list(d.get("restartPolicyRules"), f"{path}.restartPolicyRules")):
+        rule = _dict(rule, f"{path}.restartPolicyRules[{i}]")
+        if rule.get("action") == "RestartAllContainers":
+            restart_all = True
+    bind_mount_options = False
+    for i, m in enumerate(_list(d.get("volumeMounts"), f"{path}.volumeMounts")):
+        m = _dict(m, f"{path}.volumeMounts[{i}]")
+        if m.get("bindMountOptions"):
+            bind_mount_options = True
     return Container(
         name=_str(d.get("name"), f"{path}.name"),
         image=_str(d.get("image"), f"{path}.image"),
@@ -595,6 +609,8 @@ def parse_container(v: Any, path: str, *, host_network: bool = False) -> Contain
         ports=parse_ports(d.get("ports"), f"{path}.ports", host_network=host_network),
         restart_policy=None if rp is None else _one_of(rp, f"{path}.restartPolicy",
                                                        ("Always", "OnFailure", "Never")),
+        restart_all_containers=restart_all,
+        bind_mount_options=bind_mount_options,
     )
 
 
@@ -610,7 +626,11 @@ def parse_volume(v: Any, path: str) -> Volume:
             read_only=_bool(pvc.get("readOnly"), f"{pp}.readOnly"),
         )
     source = {k: val for k, val in d.items() if k != "name"} or {"emptyDir": {}}
-    return Volume(name=name, source=source)
+    image_reference = None
+    if d.get("image") is not None:  # an image volume (ImageVolume, GA in 1.36)
+        image = _dict(d["image"], f"{path}.image")
+        image_reference = _str(image.get("reference"), f"{path}.image.reference")
+    return Volume(name=name, source=source, image_reference=image_reference)
 
 
 # ---------------------------------------------------------------- pod
@@ -707,6 +727,8 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         termination_grace_period_seconds=grace,
         resource_claims=claims,
         pod_resource_claims=tuple(pod_claims),
+        host_network=host_network,
+        host_users=_opt_bool(s.get("hostUsers"), "spec.hostUsers"),
     )
 
     st = _dict(d.get("status"), "status")
@@ -765,12 +787,13 @@ def parse_node(d: Any, *, source: str | None = None) -> Node:
             size = _int(img.get("sizeBytes"), f"{p}.sizeBytes", 0) or 0
             images.append(ContainerImage(names=_str_list(img.get("names"), f"{p}.names"),
                                          size_bytes=size))
+        declared = _str_list(st.get("declaredFeatures"), "status.declaredFeatures")
         return Node(
             metadata=meta,
             spec=NodeSpec(unschedulable=_bool(s.get("unschedulable"), "spec.unschedulable"),
                           taints=parse_taints(s.get("taints"), "spec.taints")),
             status=NodeStatus(capacity=capacity, allocatable=allocatable,
-                              images=tuple(images)),
+                              images=tuple(images), declared_features=declared),
         )
     except InputError as e:
         raise locate_error(e, "Node", d, namespaced=False).located(file=source) from None

@@ -217,6 +217,11 @@ class Container:
     limits: Resources = field(default_factory=dict)
     ports: list[ContainerPort] = field(default_factory=list)
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
+    # What NodeDeclaredFeatures infers from (upstream component-helpers/nodedeclaredfeatures):
+    # a restartPolicyRules rule with action RestartAllContainers; a volumeMount with
+    # bindMountOptions.
+    restart_all_containers: bool = False
+    bind_mount_options: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -227,6 +232,7 @@ class Volume:
     pvc_claim_name: str | None = None
     read_only: bool = False
     source: dict[str, Any] | None = None  # other volume sources, raw
+    image_reference: str | None = None  # an image volume's spec.volumes[].image.reference
 
 
 # ---------------------------------------------------------------- pod
@@ -269,6 +275,8 @@ class PodSpec:
     termination_grace_period_seconds: int = 30
     resource_claims: list[str] = field(default_factory=list)  # the entries' names
     pod_resource_claims: tuple[PodResourceClaim, ...] = ()
+    host_network: bool = False
+    host_users: bool | None = None
 
 
 @dataclass(slots=True)
@@ -321,6 +329,7 @@ class NodeStatus:
     capacity: Resources = field(default_factory=dict)
     allocatable: Resources = field(default_factory=dict)
     images: tuple[ContainerImage, ...] = ()
+    declared_features: tuple[str, ...] = ()  # status.declaredFeatures (NodeDeclaredFeatures)
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.config.types import (
     ALL_PLUGIN_SETS,
     KIND,
@@ -53,10 +54,15 @@ MAX_TOTAL_SCORE = (1 << 63) - 1
 MAX_NODE_SCORE = 100
 
 
-def default_plugins() -> Plugins:
-    """A fresh copy of the default Plugins (everything in multiPoint)."""
+def default_plugins(features: FeatureGates | None = None) -> Plugins:
+    """A fresh copy of the default Plugins (everything in multiPoint), after upstream's
+    ``applyFeatureGates``: NodeDeclaredFeatures is appended when its gate is on (beta-on
+    from 1.36, GA from 1.37)."""
+    gates = features if features is not None else DEFAULT_FEATURE_GATES
     p = Plugins()
     p.multi_point = PluginSet(enabled=[PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT])
+    if gates.enabled("NodeDeclaredFeatures"):
+        p.multi_point.enabled.append(PluginRef("NodeDeclaredFeatures", 0))
     return p
 
 

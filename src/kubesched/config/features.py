@@ -172,9 +172,6 @@ REMOVED_IN: dict[str, str] = {
 # warning line names them when such a release is chosen.
 UNIMPLEMENTED: dict[str, tuple[str, ...]] = {
     "1.36": (
-        "BalancedAllocation scoring the change in balance (#135573)",
-        "ImageLocality counting image volumes (#130231)",
-        "NodeDeclaredFeatures in the default profile (#136042)",
         "preemption requeueing a victim in PreBind instead of deleting it (#135502)",
     ),
 }

@@ -28,6 +28,7 @@ from kubesched.config.args import (
     parse_duration,
 )
 from kubesched.config.defaults import INVALID_V1_PLUGINS, default_plugins, merge_plugins
+from kubesched.config.features import FeatureGates
 from kubesched.config.types import (
     ALL_PLUGIN_SETS,
     API_VERSION,
@@ -124,12 +125,15 @@ _VALIDATED_STAGES = EXTENSION_POINTS
 # ------------------------------------------------------------------ public API
 
 
-def default_config() -> SchedulerConfiguration:
-    """The configuration kube-scheduler v1.35 runs with when given none."""
-    return load_config({"apiVersion": API_VERSION, "kind": KIND}, source="<default>")
+def default_config(features: FeatureGates | None = None) -> SchedulerConfiguration:
+    """The configuration kube-scheduler runs with when given none (of the release and gates
+    ``features`` names; default: the default release)."""
+    return load_config({"apiVersion": API_VERSION, "kind": KIND}, source="<default>",
+                       features=features)
 
 
-def load_config(doc: dict[str, Any], source: str = "<config>") -> SchedulerConfiguration:
+def load_config(doc: dict[str, Any], source: str = "<config>",
+                features: FeatureGates | None = None) -> SchedulerConfiguration:
     """Decode (strictly), default and validate one KubeSchedulerConfiguration document.
 
     Raises InputError naming ``source``, the field path (upstream's style, e.g.
@@ -146,7 +150,7 @@ def load_config(doc: dict[str, Any], source: str = "<config>") -> SchedulerConfi
                          value=doc.get("kind"))
     try:
         raw = _CONFIG.decode(doc, "")
-        cfg, configs = _build(raw, source)
+        cfg, configs = _build(raw, source, features)
     except DecodeError as e:
         raise e.error.to_input_error(source) from None
     raise_field_errors(_validate(cfg, configs), source)
@@ -170,7 +174,8 @@ def _apply_extender_ignored_resources(cfg: SchedulerConfiguration, source: str) 
         args["ignoredResources"] = list(ignored)
 
 
-def load_config_file(path: str | Path) -> SchedulerConfiguration:
+def load_config_file(path: str | Path, features: FeatureGates | None = None
+                     ) -> SchedulerConfiguration:
     """Load a KubeSchedulerConfiguration from a YAML (or JSON) file.
 
     The file may hold other documents too (a scenario); exactly one must be a
@@ -185,11 +190,11 @@ def load_config_file(path: str | Path) -> SchedulerConfiguration:
         raise InputError("file is not UTF-8 text", file=source) from None
     docs = parse_yaml_documents(text, source)
     if len(docs) == 1:
-        return load_config(docs[0], source)
+        return load_config(docs[0], source, features)
     found = [d for d in docs if isinstance(d, dict) and d.get("kind") == KIND]
     if len(found) != 1:
         raise InputError(f"expected one {KIND} document, found {len(found)}", file=source)
-    return load_config(found[0], source)
+    return load_config(found[0], source, features)
 
 
 def parse_yaml_documents(text: str, source: str) -> list[Any]:
@@ -255,9 +260,11 @@ class _PluginConfigEntry:
         self.path = path
 
 
-def _build(raw: dict[str, Any], source: str
+def _build(raw: dict[str, Any], source: str, features: FeatureGates | None = None
            ) -> tuple[SchedulerConfiguration, list[list[_PluginConfigEntry]]]:
     cfg = SchedulerConfiguration(source=source)
+    if features is not None:
+        cfg.features = features
     cfg.parallelism = raw.get("parallelism", 16)
 
     raw_profiles = raw.get("profiles") or [{}]
@@ -271,7 +278,7 @@ def _build(raw: dict[str, Any], source: str
             custom = Plugins()
             for point in ALL_PLUGIN_SETS:
                 custom.set_point(point, _plugin_set(rp["plugins"].get(point)))
-        plugins = merge_plugins(default_plugins(), custom)
+        plugins = merge_plugins(default_plugins(cfg.features), custom)
 
         entries: list[_PluginConfigEntry] = []
         plugin_config: dict[str, dict[str, Any]] = {}

@@ -1,9 +1,16 @@
-"""ImageLocality (upstream ``plugins/imagelocality/image_locality.go``, v1.35).
+"""ImageLocality (upstream ``plugins/imagelocality/image_locality.go``).
 
 Score favours nodes that already hold the pod's images (init containers and containers):
 each present image counts ``int64(float64(size) * numNodesWithImage / totalNumNodes)``, the
-sum is clamped to ``[23 MiB, 1000 MiB × #containers]`` and scaled to 0..100 with integer
+sum is clamped to ``[23 MiB, 1000 MiB × #images]`` and scaled to 0..100 with integer
 division. ``totalNumNodes`` is every node of the snapshot. No NormalizeScore.
+
+Image volumes (``spec.volumes[].image.reference``), by release:
+
+* v1.35: not looked at; ``#images`` is ``#initContainers + #containers``.
+* v1.36 (kubernetes#130231): a present image volume adds to the sum, but ``#images`` is
+  still the containers' count.
+* v1.37 (kubernetes#138951): ``#images`` counts the image volumes too.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from kubesched.cache.cache import normalized_image_name
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import MAX_NODE_SCORE, ScorePlugin
 from kubesched.framework.node_info import ImageStateSummary, NodeInfo
+from kubesched.releases import DEFAULT_VERSION, at_least
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -43,6 +51,12 @@ def pod_image_names(pod: Pod) -> list[str]:
     upstream counts every container)."""
     return [normalized_image_name(c.image)
             for c in (*pod.spec.init_containers, *pod.spec.containers)]
+
+
+def pod_volume_image_names(pod: Pod) -> list[str]:
+    """Normalized references of the pod's image volumes, in spec order."""
+    return [normalized_image_name(v.image_reference) for v in pod.spec.volumes
+            if v.image_reference is not None]
 
 
 def sum_image_scores(image_states: dict[str, ImageStateSummary], images: list[str],
@@ -116,6 +130,20 @@ class ImageLocality(ScorePlugin):
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
         self._index: ImageIndex | None = None
+        version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
+        self.sum_volumes = at_least(version, "1.36")  # kubernetes#130231
+        self.count_volumes = at_least(version, "1.37")  # kubernetes#138951
+
+    def _images(self, pod: Pod) -> tuple[list[str], int]:
+        """The images summed and the image count of the threshold, as the release has them."""
+        images = pod_image_names(pod)
+        count = len(images)
+        if self.sum_volumes and pod.spec.volumes:
+            volumes = pod_volume_image_names(pod)
+            images.extend(volumes)
+            if self.count_volumes:
+                count += len(volumes)
+        return images, count
 
     def _total_num_nodes(self) -> int:
         if self.handle is None:
@@ -123,18 +151,18 @@ class ImageLocality(ScorePlugin):
         return self.handle.snapshot.num_nodes
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        images = pod_image_names(pod)
+        images, count = self._images(pod)
         total = self._total_num_nodes()
         return calculate_priority(sum_image_scores(node_info.image_states, images, total),
-                                  len(images))
+                                  count)
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                     idx: np.ndarray) -> np.ndarray:
-        images = pod_image_names(pod)
+        images, count = self._images(pod)
         infos = snapshot.node_infos
         key = (snapshot.table.table_id, snapshot.table.node_version)
         index = self._index
         if index is None or index.key != key:
             index = self._index = ImageIndex(infos, key)
         sums = index.sums(images, snapshot.num_nodes, len(infos))
-        return calculate_priority_np(sums[idx], len(images))
+        return calculate_priority_np(sums[idx], count)

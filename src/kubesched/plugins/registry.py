@@ -8,6 +8,7 @@ from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.imagelocality import ImageLocality
 from kubesched.plugins.interpodaffinity import InterPodAffinity
 from kubesched.plugins.nodeaffinity import NodeAffinity
+from kubesched.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from kubesched.plugins.nodename import NodeName
 from kubesched.plugins.nodeports import NodePorts
 from kubesched.plugins.noderesources import BalancedAllocation, Fit
@@ -42,5 +43,6 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
         DefaultPreemption.name: DefaultPreemption,
         ImageLocality.name: ImageLocality,
         DefaultBinder.name: DefaultBinder,
+        NodeDeclaredFeatures.name: NodeDeclaredFeatures,
     }
     return registry

@@ -25,24 +25,25 @@ def _fail(message: str, status: int = 2) -> None:
     sys.exit(status)
 
 
-def default_run_config() -> Any:
+def default_run_config(features: Any = None) -> Any:
     """Without --config: upstream's defaults with one profile named ``kubesched`` (the
     default ``default-scheduler`` profile would compete with the cluster's own
     scheduler)."""
     from kubesched.config import API_VERSION, KIND, load_config
 
     return load_config({"apiVersion": API_VERSION, "kind": KIND,
-                        "profiles": [{"schedulerName": "kubesched"}]}, "<kubesched run default>")
+                        "profiles": [{"schedulerName": "kubesched"}]}, "<kubesched run default>",
+                       features)
 
 
-def _load_config(config_path: str | None) -> tuple[Any, bool]:
+def _load_config(config_path: str | None, features: Any = None) -> tuple[Any, bool]:
     """The configuration (default when no file), and whether the file named
     leaderElection.resourceName itself."""
     from kubesched.config import KIND, load_config_file, parse_yaml_documents
 
     if not config_path:
-        return default_run_config(), False
-    config = load_config_file(config_path)
+        return default_run_config(features), False
+    config = load_config_file(config_path, features)
     named = False
     try:
         docs = parse_yaml_documents(Path(config_path).read_text(encoding="utf-8"),
@@ -113,7 +114,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
     from kubesched.backends.kube import logs
 
     try:
-        config, named = _load_config(config_path)
+        config, named = _load_config(config_path, features)
     except InputError as e:
         _fail(str(e))
         return

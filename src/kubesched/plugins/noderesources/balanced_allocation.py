@@ -1,10 +1,19 @@
-"""NodeResourcesBalancedAllocation (upstream ``noderesources/balanced_allocation.go``, v1.35).
+"""NodeResourcesBalancedAllocation (upstream ``noderesources/balanced_allocation.go``).
 
-Favours nodes whose resource fractions (``requested / allocatable`` incl. the pod, capped at 1,
-plain requests without non-zero defaults) are close to each other:
-``score = int64((1 − std) × 100)`` with ``std = |f0 − f1| / 2`` for two resources, the
-population standard deviation for more, 0 for fewer. PreScore returns Skip for a pod that
-requests none of the configured resources (v1.32+, kubernetes#129138).
+The balance of a node is ``int64((1 − std) × 100)`` over its resource fractions
+(``requested / allocatable``, capped at 1, plain requests without non-zero defaults), with
+``std = |f0 − f1| / 2`` for two resources, the population standard deviation for more, 0 for
+fewer (``balancedResourceScore``).
+
+* v1.35: the score is the balance with the incoming pod.
+* v1.36 and later (kubernetes#135573, no gate): the score is the *change* in balance the pod
+  makes, ``50 + (50 + with − without) / 2`` in int64 arithmetic (``with``/``without`` are
+  the balances with and without the pod, both in [50, 100], so the division never sees a
+  negative operand and Go's truncation is Python's floor): 75 for no change, 100 for
+  imbalanced → balanced, 50 for the reverse.
+
+PreScore returns Skip for a pod that requests none of the configured resources (v1.32+,
+kubernetes#129138).
 
 The float arithmetic is float64 in both forms, operation for operation as in Go.
 """
@@ -36,13 +45,18 @@ from kubesched.plugins.noderesources.resource_allocation import (
     is_best_effort,
     parse_resource_specs,
 )
+from kubesched.releases import DEFAULT_VERSION, at_least
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
+HALF = MAX_NODE_SCORE // 2
+
+
 def balanced_resource_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-    """Upstream ``balancedResourceScorer`` (v1.35) for one node."""
+    """Upstream ``balancedResourceScorer`` (v1.35; ``balancedResourceScore`` since v1.36) for
+    one node."""
     fractions: list[float] = []
     total = 0.0
     for req, alloc in zip(requested, allocatable, strict=True):
@@ -97,6 +111,16 @@ def balanced_resource_scorer_np(requested: np.ndarray, allocatable: np.ndarray) 
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 
+def balance_change_score(with_pod: int, without_pod: int) -> int:
+    """v1.36's ``balancedResourceScorer``: ``MaxNodeScore/2 + (MaxNodeScore/2 + with −
+    without)/2`` (both operands non-negative, so ``//`` is Go's ``/``)."""
+    return HALF + (HALF + with_pod - without_pod) // 2
+
+
+def balance_change_score_np(with_pod: np.ndarray, without_pod: np.ndarray) -> np.ndarray:
+    return HALF + (HALF + with_pod - without_pod) // 2
+
+
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
     pod_requests: tuple[int, ...]
@@ -114,6 +138,9 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         self.scorer = ResourceAllocationScorer(
             NAME, resources, use_requested=True,
             scorer_py=balanced_resource_scorer, scorer_np=balanced_resource_scorer_np)
+        # v1.36 (kubernetes#135573): score the change in balance, not the balance after.
+        version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
+        self.score_change = at_least(version, "1.36")
 
     @property
     def resources(self) -> tuple[ResourceSpec, ...]:
@@ -142,11 +169,34 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         reqs = self._pod_requests(state, pod)
         if reqs is None:
             return 0
-        return self.scorer.score_node(node_info, reqs)
+        if not self.score_change:
+            return self.scorer.score_node(node_info, reqs)
+        requested, allocatable = self.scorer.node_values(node_info, reqs)
+        # The node's requested amounts without the pod, for the resources scored at all.
+        allocated = [r - p if a else 0
+                     for r, p, a in zip(requested, reqs, allocatable, strict=True)]
+        return balance_change_score(balanced_resource_scorer(requested, allocatable),
+                                    balanced_resource_scorer(allocated, allocatable))
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                     idx: np.ndarray) -> np.ndarray:
         reqs = self._pod_requests(state, pod)
         if reqs is None:
             return np.zeros(len(idx), dtype=np.int64)
-        return self.scorer.score_table(snapshot.table, idx, reqs)
+        if not self.score_change:
+            return self.scorer.score_table(snapshot.table, idx, reqs)
+        requested, allocatable = self.scorer.table_values(snapshot.table, idx, reqs)
+        if len(reqs) == 2 and allocatable.all():
+            # The usual cpu + memory, fused: |f0 − f1| / 2 with and without the pod (the
+            # scores are in [50, 100], so astype's truncation is int64()'s).
+            f = np.minimum(requested / allocatable, 1.0)
+            g = np.minimum((requested - np.asarray(reqs, dtype=np.int64)[:, None])
+                           / allocatable, 1.0)
+            with_pod = ((1 - np.abs((f[0] - f[1]) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+            without = ((1 - np.abs((g[0] - g[1]) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+            return HALF + (HALF + with_pod - without) // 2
+        pod_req = np.asarray(reqs, dtype=np.int64)[:, None]
+        allocated = np.where(allocatable != 0, requested - pod_req, 0)
+        return np.asarray(balance_change_score_np(
+            balanced_resource_scorer_np(requested, allocatable),
+            balanced_resource_scorer_np(allocated, allocatable)), dtype=np.int64)
