@@ -177,6 +177,13 @@ def _print_summary(result: SimResult) -> None:
         for msg, c in reasons.most_common():
             t.add_row(str(c), Text(msg))  # reasons hold brackets: not rich markup
         con.print(t)
+    if result.devices:
+        t = Table(title="Devices allocated (DRA) at the end")
+        t.add_column("device class")
+        t.add_column("devices", justify="right")
+        for cls, count in result.devices.items():
+            t.add_row(Text(cls), str(count))
+        con.print(t)
     nodes = result.nodes
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
     for col in ("node", "pods", "cpu", "memory"):
