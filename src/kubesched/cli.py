@@ -237,6 +237,13 @@ def _print_summary(result: SimResult) -> None:
             con.print(Text(f"  {preemptor} evicted {_first(keys, SHOWN_NAMES)}"))
         if len(result.preemptions) > SHOWN_PREEMPTIONS:
             con.print(f"  ... and {len(result.preemptions) - SHOWN_PREEMPTIONS} more")
+    if result.devices:
+        t = Table(title="Devices allocated (DRA) at the end")
+        t.add_column("device class")
+        t.add_column("devices", justify="right")
+        for cls, count in result.devices.items():
+            t.add_row(Text(cls), str(count))
+        con.print(t)
     nodes = result.nodes
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
     for col in ("node", "pods", "cpu", "memory"):

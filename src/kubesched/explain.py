@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.scenario import ClusterState, Scenario, scenario_state
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.types import Pod, PodCondition
@@ -44,6 +45,9 @@ class ReadOnlyBackend:
     def update_persistent_volume_claim(self, pvc: PersistentVolumeClaim
                                        ) -> PersistentVolumeClaim:
         raise RuntimeError("explain does not bind volumes")
+
+    def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("explain does not allocate devices")
 
 
 def find_target(scenario: Scenario, key: str) -> Pod:

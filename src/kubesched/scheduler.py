@@ -789,6 +789,10 @@ STORAGE_EVENT_RESOURCES = {
     "PersistentVolumeClaim": ev.Resource.PERSISTENT_VOLUME_CLAIM,
     "StorageClass": ev.Resource.STORAGE_CLASS,
     "CSINode": ev.Resource.CSI_NODE,
+    # DRA objects take the same path (stored by the backend, then the queue told)
+    "ResourceClaim": ev.Resource.RESOURCE_CLAIM,
+    "ResourceSlice": ev.Resource.RESOURCE_SLICE,
+    "DeviceClass": ev.Resource.DEVICE_CLASS,
 }
 STORAGE_EVENT_ACTIONS = {ev.ActionType.ADD: "Add", ev.ActionType.UPDATE: "Update",
                          ev.ActionType.DELETE: "Delete"}

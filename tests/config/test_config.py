@@ -100,13 +100,13 @@ def test_default_profile_plugins_order_and_weights() -> None:
         ("VolumeZone", 0),
         ("PodTopologySpread", 2),
         ("InterPodAffinity", 2),
+        ("DynamicResources", 2),
         ("DefaultPreemption", 0),
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),
         ("DefaultBinder", 0),
     ]
     assert list(DEFAULT_MULTI_POINT) == [(r.name, r.weight) for r in p.plugins.multi_point.enabled]
-    assert "DynamicResources" not in p.plugins.enabled_names()  # DRA: not implemented
     for name, ps in p.plugins.items():
         if name != "multiPoint":
             assert ps == PluginSet(), name
@@ -116,6 +116,7 @@ def test_default_plugin_args() -> None:
     pc = default_config().profiles[0].plugin_config
     assert sorted(pc) == [
         "DefaultPreemption",
+        "DynamicResources",
         "InterPodAffinity",
         "NodeAffinity",
         "NodeResourcesBalancedAllocation",
@@ -128,6 +129,7 @@ def test_default_plugin_args() -> None:
                                        "minCandidateNodesAbsolute": 100}
     assert pc["InterPodAffinity"] == {"hardPodAffinityWeight": 1,
                                       "ignorePreferredTermsOfExistingPods": False}
+    assert pc["DynamicResources"] == {"filterTimeout": "10s", "bindingTimeout": None}
     assert pc["NodeAffinity"] == {"addedAffinity": None}
     assert pc["NodeResourcesBalancedAllocation"] == {
         "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
@@ -211,17 +213,17 @@ def test_user_weight_replaces_default_multipoint_weight_in_place() -> None:
         {"name": "ImageLocality", "weight": 7}, {"name": "MyPlugin", "weight": 4}]}}))
     mp = c.profiles[0].plugins.multi_point.enabled
     names = [r.name for r in mp]
-    assert names.index("ImageLocality") == 16
-    assert mp[16] == PluginRef("ImageLocality", 7)
+    assert names.index("ImageLocality") == 17
+    assert mp[17] == PluginRef("ImageLocality", 7)
     assert mp[-1] == PluginRef("MyPlugin", 4)
-    assert len(mp) == 19
+    assert len(mp) == 20
 
 
 def test_multipoint_disable_one_default() -> None:
     c = load_config(features=V135, doc=one_profile(
         plugins={"multiPoint": {"disabled": [{"name": "ImageLocality"}]}}))
     names = c.profiles[0].plugins.multi_point.enabled_names()
-    assert "ImageLocality" not in names and len(names) == 17
+    assert "ImageLocality" not in names and len(names) == 18
 
 
 def test_score_set_kept_as_given() -> None:
@@ -231,7 +233,7 @@ def test_score_set_kept_as_given() -> None:
     score = c.profiles[0].plugins.score
     assert score.enabled == refs(("InterPodAffinity", 8), "NodeAffinity")
     assert score.disabled == refs("NodeResourcesBalancedAllocation")
-    assert len(c.profiles[0].plugins.multi_point.enabled) == 18
+    assert len(c.profiles[0].plugins.multi_point.enabled) == 19
 
 
 # ------------------------------------------------------------------ profiles

@@ -26,6 +26,8 @@ IMPLEMENTS: dict[str, set[str]] = {
     "VolumeZone": {"preFilter", "filter"},
     "PodTopologySpread": {"preFilter", "filter", "preScore", "score"},
     "InterPodAffinity": {"preFilter", "filter", "preScore", "score"},
+    "DynamicResources": {"preEnqueue", "preFilter", "filter", "postFilter", "preScore",
+                         "score", "reserve", "preBind"},
     "DefaultPreemption": {"postFilter"},
     "NodeResourcesBalancedAllocation": {"preScore", "score"},
     "ImageLocality": {"score"},
@@ -62,26 +64,28 @@ def test_default_expansion_matches_upstream() -> None:
     e = expand_plugins(default_config(V135).profiles[0], implements, known=known)
     assert list(e) == ["preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
                        "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind"]
-    assert names(e["preEnqueue"]) == ["SchedulingGates"]
+    assert names(e["preEnqueue"]) == ["SchedulingGates", "DynamicResources"]
     assert names(e["queueSort"]) == ["PrioritySort"]
     assert names(e["preFilter"]) == [
         "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
         "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-        "InterPodAffinity"]
+        "InterPodAffinity", "DynamicResources"]
     assert names(e["filter"]) == [
         "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
         "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
-        "VolumeZone", "PodTopologySpread", "InterPodAffinity"]
-    assert names(e["postFilter"]) == ["DefaultPreemption"]
+        "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
+    assert names(e["postFilter"]) == ["DynamicResources", "DefaultPreemption"]
     assert names(e["preScore"]) == [
         "TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
-        "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
+        "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+        "NodeResourcesBalancedAllocation"]
     assert e["score"] == [
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1),
         ("VolumeBinding", 1), ("PodTopologySpread", 2), ("InterPodAffinity", 2),
-        ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)]
-    assert names(e["reserve"]) == ["VolumeBinding"]
-    assert names(e["preBind"]) == ["VolumeBinding"]
+        ("DynamicResources", 2), ("NodeResourcesBalancedAllocation", 1),
+        ("ImageLocality", 1)]
+    assert names(e["reserve"]) == ["VolumeBinding", "DynamicResources"]
+    assert names(e["preBind"]) == ["VolumeBinding", "DynamicResources"]
     assert names(e["bind"]) == ["DefaultBinder"]
     assert e["permit"] == [] and e["postBind"] == []
     assert all(w == 0 for p, lst in e.items() if p != "score" for _, w in lst)
@@ -97,7 +101,7 @@ def test_score_overrides_come_first_with_their_weights() -> None:
     assert e["score"] == [
         ("InterPodAffinity", 8), ("NodeAffinity", 8), ("TaintToleration", 3),
         ("NodeResourcesFit", 1), ("VolumeBinding", 1), ("PodTopologySpread", 2),
-        ("ImageLocality", 1)]
+        ("DynamicResources", 2), ("ImageLocality", 1)]
     # disabling at score leaves the other points alone
     assert "NodeResourcesBalancedAllocation" in names(e["preScore"])
 
@@ -108,7 +112,7 @@ def test_explicit_non_multipoint_plugins_go_last() -> None:
     e = expand_plugins(p, implements)
     assert e["score"][0] == ("ImageLocality", 4)
     assert e["score"][-1] == ("MyScore", 5)
-    assert len(e["score"]) == 9
+    assert len(e["score"]) == 10
 
 
 def test_disabled_star_skips_multipoint_expansion() -> None:
@@ -116,12 +120,12 @@ def test_disabled_star_skips_multipoint_expansion() -> None:
                                "disabled": [{"name": "*"}]}}).profiles[0]
     e = expand_plugins(p, implements)
     assert e["score"] == [("ImageLocality", 5)]
-    assert len(e["preScore"]) == 7 and len(e["filter"]) == 12
+    assert len(e["preScore"]) == 8 and len(e["filter"]) == 13
 
     p = cfg(plugins={"filter": {"disabled": [{"name": "*"}]}}).profiles[0]
     e = expand_plugins(p, implements)
     assert e["filter"] == []
-    assert len(e["preFilter"]) == 9
+    assert len(e["preFilter"]) == 10
 
 
 def test_weight_zero_becomes_one_and_score_weight_beats_multipoint() -> None:

@@ -37,8 +37,8 @@ def test_quickstart_placements():
     assert got["shop/report"]["node"] is None
     assert got["shop/report"]["message"] == (
         "0/4 nodes are available: 1 node(s) had untolerated taint(s), "
-        "1 node(s) were unschedulable, 2 Insufficient cpu. preemption: 0/4 nodes are "
-        "available: 4 Preemption is not helpful for scheduling.")
+        "1 node(s) were unschedulable, 2 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.")
     assert got["shop/canary"]["node"] is None
     assert got["shop/canary"]["attempts"] == 0  # gated: never attempted
     assert "db-0" not in "".join(got)  # running at load: no line

@@ -145,8 +145,8 @@ def test_preemption_policy_never_is_respected():
     assert recs["default/low"].node == "n1"
     vip = recs["default/vip"]
     assert vip.node is None
-    assert vip.message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: not "
-                           "eligible due to preemptionPolicy=Never.")
+    assert vip.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                           "deallocate, preemption: not eligible due to preemptionPolicy=Never.")
     assert "Preempted" not in sim.event_counts
 
 
@@ -187,7 +187,8 @@ def test_preemptor_waits_for_its_terminating_victims_without_preempting_more():
     high = recs["default/high"]
     assert high.node == "n1" and high.time == 405.0
     assert high.attempts == 3
-    assert high.message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: not "
-                            "eligible due to a terminating pod on the nominated node.")
+    assert high.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                            "deallocate, preemption: not eligible due to a terminating pod "
+                            "on the nominated node.")
     assert sim.deleted == {"default/low": "preempted by default/high"}
     assert sim.event_counts["Preempted"] == 1

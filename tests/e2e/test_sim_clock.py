@@ -42,8 +42,9 @@ def test_unschedulable_pod_retried_every_five_minutes_while_events_are_due():
     assert big.node is None
     assert big.attempts == 4  # t = 0, 330, 660, 990
     assert big.time == 990.0
-    assert big.message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 "
-                           "nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert big.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                           "deallocate, preemption: 0/1 nodes are available: 1 Preemption "
+                           "is not helpful for scheduling.")
     assert recs["default/late"].node == "n1"
 
 

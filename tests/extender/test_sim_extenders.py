@@ -73,8 +73,8 @@ def test_fit_error_counts_extender_reasons_and_preemption_skips_unresolvable(
     # n3 fails NodeResourcesFit before the extender; n2 is not a preemption candidate
     assert recs["big"].message == (
         "0/3 nodes are available: 1 Insufficient cpu, 1 no licence here, 1 wrong rack. "
-        "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming "
-        "pod, 2 Preemption is not helpful for scheduling.")
+        "no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption "
+        "victims found for incoming pod, 2 Preemption is not helpful for scheduling.")
 
 
 def test_non_ignorable_error_fails_the_cycle_and_loses_nothing(extender: FakeExtender) -> None:

@@ -64,7 +64,7 @@ def _all_candidates(path: Path) -> dict[str, tuple[list[str], int, tuple]]:
     fwk = sched.profiles["default-scheduler"]
     state = CycleState()
     n2s = sched.find_nodes_that_fit(fwk, state, target, exhaustive=True).diagnosis.node_to_status
-    ev = fwk.post_filter[0].evaluator
+    ev = next(p for p in fwk.post_filter if p.name == "DefaultPreemption").evaluator
     potential = [ni for ni in sched.snapshot.node_infos
                  if n2s.get(ni.name).code == Code.UNSCHEDULABLE]
     cands, _, _ = ev.dry_run_preemption(state, target, potential, ev.pdbs(), 0, len(potential))

@@ -170,7 +170,8 @@ def test_victims_cached_before_the_table_gained_a_resource() -> None:
             "capacity": {"cpu": "2", "memory": "4Gi", "pods": "10", EXT: "2"}}}))
         sched.cache.add_pod(make_pod(f"low{i}", node=f"n{i}", priority=0,
                                      req={"cpu": "1500m"}))
-    ev = sched.profiles["default-scheduler"].post_filter[0].evaluator
+    ev = next(p for p in sched.profiles["default-scheduler"].post_filter
+              if p.name == "DefaultPreemption").evaluator
 
     def both(name: str) -> None:
         sched.cache.update_snapshot(sched.snapshot)

@@ -52,9 +52,10 @@ def test_null_when_preemption_cannot_help() -> None:
     text = NODES + running("a", "n1", "2", 2000) + running("b", "n2", "2", 2000)
     out = run(text + pending("p", "2", 1000))
     assert out["preemption"] is None
-    assert out["message"] == ("0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 "
-                              "nodes are available: 2 No preemption victims found for "
-                              "incoming pod.")
+    # DynamicResources' PostFilter runs first (v1.35's default profile)
+    assert out["message"] == ("0/2 nodes are available: 2 Insufficient cpu. no new claims to "
+                              "deallocate, preemption: 0/2 nodes are available: 2 No "
+                              "preemption victims found for incoming pod.")
     out = run(text + pending("p", "2", 3000, "  preemptionPolicy: Never\n"))
     assert out["preemption"] is None
     assert out["message"].endswith(" preemption: not eligible due to preemptionPolicy=Never.")
@@ -67,7 +68,7 @@ def test_absent_when_some_node_fits_or_without_post_filter() -> None:
     cfg = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1",
                        "kind": "KubeSchedulerConfiguration",
                        "profiles": [{"schedulerName": "default-scheduler", "plugins": {
-                           "postFilter": {"disabled": [{"name": "DefaultPreemption"}]}}}]})
+                           "postFilter": {"disabled": [{"name": "*"}]}}}]})
     text = NODES + running("a", "n1", "2", 0) + running("b", "n2", "2", 0)
     out = explain(load_scenario_text(text + pending("p", "2", 1000), "t.yaml"), cfg,
                   "default/p")

@@ -8,6 +8,7 @@ import dataclasses
 from datetime import UTC, datetime
 from typing import Any
 
+from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.types import (
     CPU,
     Affinity,
@@ -190,3 +191,34 @@ def encode_node(node: Node) -> dict[str, Any]:
                    for i in st.images],
     })
     return {"metadata": encode_meta(node.metadata), "spec": spec, "status": status}
+
+
+def encode_claim_status(claim: ResourceClaim) -> dict[str, Any]:
+    """A ResourceClaim's ``status`` (allocation, reservedFor) as resource.k8s.io/v1 JSON."""
+    out: dict[str, Any] = {}
+    a = claim.allocation
+    if a is not None:
+        results = []
+        for r in a.results:
+            res: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool,
+                                   "device": r.device}
+            if r.admin_access is not None:
+                res["adminAccess"] = r.admin_access
+            if r.tolerations:
+                res["tolerations"] = [_prune(_generic(t)) for t in r.tolerations]
+            results.append(res)
+        devices: dict[str, Any] = {"results": results}
+        if a.config:
+            devices["config"] = [_prune({
+                "source": c.source, "requests": list(c.requests),
+                "opaque": None if c.opaque is None else {"driver": c.opaque.driver,
+                                                         "parameters": c.opaque.parameters}})
+                for c in a.config]
+        alloc: dict[str, Any] = {"devices": devices}
+        if a.node_selector is not None:
+            alloc["nodeSelector"] = {"nodeSelectorTerms": [_term(t) for t in a.node_selector]}
+        out["allocation"] = alloc
+    if claim.reserved_for:
+        out["reservedFor"] = [_prune({"resource": r.resource, "name": r.name, "uid": r.uid,
+                                      "apiGroup": r.api_group}) for r in claim.reserved_for]
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
 from kubesched.api.types import Pod, PodCondition
 
@@ -48,3 +49,9 @@ class Backend(Protocol):
                                        ) -> PersistentVolumeClaim:
         """``PersistentVolumeClaims(ns).Update``: store ``pvc`` (a claim annotated with the
         node selected for dynamic provisioning); returns the stored object."""
+
+    # DynamicResources' PreBind and PostFilter write claims' status through this.
+    def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
+        """``ResourceClaims(ns).UpdateStatus``: store ``claim``'s status (allocation,
+        reservedFor) on the claim of the same name and uid; returns the stored object;
+        raises when the claim is gone or was replaced."""

@@ -20,10 +20,11 @@ from kubesched.config.types import (
 )
 from kubesched.errors import InputError
 
-# v1.35's getDefaultPlugins, all through MultiPoint, with Score weights. Upstream's
-# applyFeatureGates also inserts DynamicResources right before DefaultPreemption (the
-# DynamicResourceAllocation gate is GA and locked on in v1.35); kubesched does not implement
-# DRA (DESIGN.md), so it is left out here.
+# v1.35's getDefaultPlugins, all through MultiPoint, with Score weights, after
+# applyFeatureGates: DynamicResources right before DefaultPreemption (the
+# DynamicResourceAllocation gate is GA and locked on in v1.35), so that PostFilter first
+# deallocates an idle claim rather than evicting a pod. Its weight 2 is upstream's
+# (the plugins' AGENTS.md; its Score, #134711, is in v1.35).
 DEFAULT_MULTI_POINT: tuple[tuple[str, int], ...] = (
     ("SchedulingGates", 0),
     ("PrioritySort", 0),
@@ -39,6 +40,7 @@ DEFAULT_MULTI_POINT: tuple[tuple[str, int], ...] = (
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
+    ("DynamicResources", 2),
     ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),

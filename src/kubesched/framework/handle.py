@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
+from kubesched.framework.dra_manager import DraManager
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.waiting import WaitingPod, WaitingPods
 
@@ -39,6 +40,8 @@ class Handle:
     waiting_pods: WaitingPods = field(default_factory=WaitingPods)
     # The configured scheduler extenders, in upstream's order (preemption asks them).
     extenders: list[Extender] = field(default_factory=list)
+    # DRA allocations decided but not yet written (upstream's SharedDRAManager)
+    dra: DraManager = field(default_factory=DraManager)
 
     @property
     def kubernetes_version(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kubesched.framework.interface import Plugin
 from kubesched.plugins.defaultbinder import DefaultBinder
 from kubesched.plugins.defaultpreemption import DefaultPreemption
+from kubesched.plugins.dynamicresources.plugin import DynamicResources
 from kubesched.plugins.imagelocality import ImageLocality
 from kubesched.plugins.interpodaffinity import InterPodAffinity
 from kubesched.plugins.nodeaffinity import NodeAffinity
@@ -40,6 +41,7 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
         PodTopologySpread.name: PodTopologySpread,
         InterPodAffinity.name: InterPodAffinity,
         BalancedAllocation.name: BalancedAllocation,
+        DynamicResources.name: DynamicResources,
         DefaultPreemption.name: DefaultPreemption,
         ImageLocality.name: ImageLocality,
         DefaultBinder.name: DefaultBinder,

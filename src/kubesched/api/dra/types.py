@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from kubesched.api.dra.cel import Semver
 from kubesched.api.parse import (
@@ -101,6 +101,7 @@ class DeviceConfiguration:
 
 @dataclass(slots=True)
 class DeviceClass(Named):
+    kind: ClassVar[str] = "DeviceClass"
     metadata: ObjectMeta
     selectors: tuple[str, ...] = ()  # CEL expressions
     config: tuple[DeviceConfiguration, ...] = ()
@@ -140,6 +141,7 @@ class Device:
 
 @dataclass(slots=True)
 class ResourceSlice(Named):
+    kind: ClassVar[str] = "ResourceSlice"
     metadata: ObjectMeta
     driver: str
     pool: str
@@ -227,6 +229,7 @@ class ResourceClaimConsumerReference:
 
 @dataclass(slots=True)
 class ResourceClaim(Named):
+    kind: ClassVar[str] = "ResourceClaim"
     metadata: ObjectMeta
     spec: DeviceClaim = field(default_factory=DeviceClaim)
     allocation: AllocationResult | None = None
@@ -235,6 +238,7 @@ class ResourceClaim(Named):
 
 @dataclass(slots=True)
 class ResourceClaimTemplate(Named):
+    kind: ClassVar[str] = "ResourceClaimTemplate"
     metadata: ObjectMeta
     # the template's spec.metadata (labels, annotations copied to generated claims)
     claim_labels: dict[str, str] = field(default_factory=dict)
@@ -244,6 +248,7 @@ class ResourceClaimTemplate(Named):
 
 @dataclass(slots=True)
 class DeviceTaintRule(Named):
+    kind: ClassVar[str] = "DeviceTaintRule"
     metadata: ObjectMeta
     driver: str = ""
     pool: str = ""

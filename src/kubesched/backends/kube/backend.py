@@ -445,6 +445,28 @@ class KubeBackend:
             raise BindError(e.message, conflict=e.status == 409) from None
         return spec.decode(new)
 
+    def update_resource_claim_status(self, claim: Any) -> Any:
+        """DynamicResources' ``ResourceClaims(ns).UpdateStatus``: the allocation and
+        reservedFor written onto the stored claim's status subresource."""
+        from kubesched.api.dra.types import parse_resource_claim
+        from kubesched.api.encode import encode_claim_status
+
+        path = (f"/apis/resource.k8s.io/v1/namespaces/{claim.metadata.namespace}"
+                f"/resourceclaims/{claim.metadata.name}")
+        raw = self.client.request("GET", path)
+        md = raw.get("metadata", {})
+        if md.get("uid") and claim.metadata.uid and md["uid"] != claim.metadata.uid:
+            raise BindError(f'resourceclaims.resource.k8s.io "{claim.metadata.name}" was '
+                            "replaced", conflict=True)
+        md.pop("managedFields", None)
+        raw["status"] = {**raw.get("status", {}), **{"allocation": None, "reservedFor": None},
+                         **encode_claim_status(claim)}
+        try:
+            new = self.client.request("PUT", path + "/status", body=raw)
+        except ApiError as e:
+            raise BindError(e.message, conflict=e.status == 409) from None
+        return parse_resource_claim(new)
+
     def record_raw_event(self, raw: dict[str, Any], controller: str, event_type: str,
                          reason: str, note: str) -> None:
         """An event about an object that could not be decoded (its raw metadata)."""

@@ -18,6 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from kubesched.api.dra.store import (
+    devices_per_class,
+    dra_index,
+    remove_claim,
+    replace_claim,
+    with_status,
+)
+from kubesched.api.dra.types import ResourceClaim, claim_is_for_pod
 from kubesched.api.faults import Fault
 from kubesched.api.scenario import ClusterState, Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
@@ -45,7 +53,7 @@ from kubesched.scheduler import Scheduler
 
 # Event kinds, in the order they are applied when due at the same virtual time.
 _BOUND, _FINISH, _GONE, _ARRIVE = 0, 1, 2, 3
-_STORAGE = 4  # a PV / PVC stored: (old or None, new)
+_STORAGE = 4  # a PV / PVC / ResourceClaim stored: (old or None, new or None)
 _DELETED = 5  # a pod already gone from the API server, told to the scheduler late
 _TICK = 6  # nothing but a change (a binding fault used up)
 _FAULT = 7  # a Fault's time has come
@@ -95,6 +103,8 @@ class SimResult:
     missing_node_pods: dict[str, str] = field(default_factory=dict)  # pod key -> its node
     # preemptor key -> the keys of the victims it evicted, in order
     preemptions: dict[str, list[str]] = field(default_factory=dict)
+    # DeviceClass -> devices allocated at the end of the run
+    devices: dict[str, int] = field(default_factory=dict)
 
     @property
     def scheduled(self) -> int:
@@ -304,6 +314,45 @@ class SimCluster:
             self._push(self.clock.now(), _STORAGE, (old, new))
         return new_pv
 
+    # ResourceClaims: the API server's UpdateStatus (DynamicResources' PreBind, PostFilter),
+    # and the resourceclaim controller and garbage collector when a pod is gone.
+
+    def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
+        objects = self.scheduler.handle.objects
+        current = dra_index(objects).claim(claim.namespace, claim.name)
+        if current is None or current.uid != claim.uid:
+            raise BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        new = with_status(current, allocation=claim.allocation,
+                          reserved_for=claim.reserved_for)
+        self._resource_version += 1
+        new.metadata = copy.copy(current.metadata)
+        new.metadata.resource_version = str(self._resource_version)
+        replace_claim(objects, new)
+        self._push(self.clock.now(), _STORAGE, (current, new))
+        return new
+
+    def _release_claims(self, pod: Pod) -> None:
+        """``pod`` is gone: the resourceclaim controller takes it out of its claims'
+        reservedFor and deallocates a claim nobody uses any more; the garbage collector then
+        deletes the claims made for the pod (owned by it)."""
+        objects = self.scheduler.handle.objects
+        claims = dra_index(objects).claims
+        if not claims:
+            return
+        for claim in list(claims.values()):
+            reserved = any(r.uid == pod.uid for r in claim.reserved_for)
+            owned = claim_is_for_pod(claim, pod.uid)
+            if not reserved and not owned:
+                continue
+            if reserved:
+                kept = tuple(r for r in claim.reserved_for if r.uid != pod.uid)
+                claim = self.update_resource_claim_status(with_status(
+                    claim, reserved_for=kept,
+                    allocation=claim.allocation if kept else None))
+            if owned:
+                remove_claim(objects, claim)
+                self._push(self.clock.now(), _STORAGE, (claim, None))
+
     def update_pod_status(self, pod: Pod, condition: PodCondition | None,
                           nominated_node_name: str | None) -> None:
         # Status-only changes do not requeue pods upstream, so watchers are not told —
@@ -392,6 +441,7 @@ class SimCluster:
         """``pod`` has left the API server (the last step of a deletion, or finished)."""
         finished = pod.uid not in self.deleted
         self.gone[pod.uid] = self.deleted.get(pod.uid, "finished")
+        self._release_claims(pod)
         if finished:
             self.finished.append(pod)
         self._create(self.controllers.gone(pod, finished))
@@ -569,7 +619,9 @@ class SimCluster:
                     self._after_gone(pod)
             elif kind == _STORAGE:
                 old_obj, new_obj = cast(tuple[Any, Any], payload)
-                if old_obj is None:
+                if new_obj is None:
+                    self.scheduler.on_storage_object_delete(old_obj)
+                elif old_obj is None:
                     self.scheduler.on_storage_object_add(new_obj)
                 else:
                     self.scheduler.on_storage_object_update(old_obj, new_obj)
@@ -638,7 +690,9 @@ class SimCluster:
                                    f"{', '.join(sorted(wp.pending))}")
         return SimResult(list(self.records.values()), self.utilisation(), wall,
                          self.clock.now(), dict(self.event_counts),
-                         dict(self.scenario.missing_node_pods), dict(self.preemptions))
+                         dict(self.scenario.missing_node_pods), dict(self.preemptions),
+                         devices_per_class(dra_index(self.scheduler.handle.objects)
+                                           .claims.values()))
 
     def run_until_idle(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Deliver events and schedule until nothing more can happen."""

@@ -6,7 +6,9 @@ objects — whether the binding keeps what upstream's Filter plugins promise: th
 (allocatable of every requested resource, pod count), no host port conflicts, the pod's
 nodeSelector and required node affinity match, its tolerations cover the node's NoSchedule /
 NoExecute taints and ``spec.unschedulable``, required pod (anti-)affinity holds both ways, and
-DoNotSchedule topology spread constraints hold; and that no pod is bound twice.
+DoNotSchedule topology spread constraints hold; that no pod is bound twice; and for pods
+with ResourceClaims, that each claim is allocated, reserved for the pod and allocated where
+the node is, and that no device is allocated to two claims (admin access aside) anywhere.
 
 It deliberately shares nothing with the scheduler beyond the api layer's selector and
 toleration *matching*: no Cache, NodeInfo, Snapshot or plugin code, and its own counting and
@@ -58,6 +60,8 @@ TOPOLOGY_SPREAD = "topology-spread"
 POD_AFFINITY = "pod-affinity"
 POD_ANTI_AFFINITY = "pod-anti-affinity"
 EXISTING_ANTI_AFFINITY = "existing-pod-anti-affinity"
+DRA_CLAIMS = "dra-claims"
+DRA_DEVICES = "dra-devices"
 
 _UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
@@ -193,6 +197,41 @@ class InvariantChecker:
         self._room(pod, node, on_node, self._ignored(pod))
         self._topology_spread(pod, node)
         self._pod_affinity(pod, node)
+        self._dra(pod, node)
+
+    def _dra(self, pod: Pod, node: Node) -> None:
+        if not pod.spec.pod_resource_claims:
+            return
+        claims = {f"{c.metadata.namespace}/{c.metadata.name}": c
+                  for c in self.sim.scheduler.handle.objects.get("ResourceClaim", ())}
+        for pc in pod.spec.pod_resource_claims:
+            name = pc.resource_claim_name or pod.status.resource_claim_statuses.get(pc.name)
+            if not name:
+                continue
+            claim = claims.get(f"{pod.namespace}/{name}")
+            if claim is None:
+                raise _Failed(DRA_CLAIMS, f"claim {name} does not exist")
+            if claim.allocation is None:
+                raise _Failed(DRA_CLAIMS, f"claim {name} is not allocated")
+            if not any(r.uid == pod.uid for r in claim.reserved_for):
+                raise _Failed(DRA_CLAIMS, f"claim {name} is not reserved for the pod")
+            sel = claim.allocation.node_selector
+            if sel is not None and not compile_node_selector(tuple(sel)).matches(node):
+                raise _Failed(DRA_CLAIMS, f"claim {name} is allocated on other nodes")
+        holders: dict[tuple[str, str, str], str] = {}
+        for key in sorted(claims):  # sorted: the pair reported must not depend on hashing
+            alloc = claims[key].allocation
+            if alloc is None:
+                continue
+            for r in alloc.results:
+                if r.admin_access:
+                    continue
+                dev = (r.driver, r.pool, r.device)
+                other = holders.get(dev)
+                if other is not None and other != key:
+                    raise _Failed(DRA_DEVICES, f"device {'/'.join(dev)} is allocated to "
+                                               f"claims {other} and {key}")
+                holders[dev] = key
 
     def _pods_on(self, node_name: str) -> list[Pod]:
         pods = self.sim.pods
