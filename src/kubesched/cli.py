@@ -380,6 +380,76 @@ def _print_explain(out: dict[str, Any], top: int | None = None) -> None:
 
 
 @main.command()
+@click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
+@click.option("--pod", "pod_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="A file holding the Pod to copy.")
+@click.option("--max", "max_count", type=click.IntRange(min=0), metavar="N",
+              help="Stop after N copies (the message is then null).")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="A KubeSchedulerConfiguration (overrides one in the scenario).")
+@click.option("--seed", default=0, show_default=True, help="Seed for tie-breaking.")
+@click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings.")
+@decision_options
+def capacity(scenario: tuple[str, ...], pod_path: str, max_count: int | None,
+             config_path: str | None, seed: int, fmt: str, strict: bool,
+             features: FeatureGates, plugins: dict[str, type]) -> None:
+    """How many more copies of a pod fit, and what stops the next one.
+
+    The scenario's pending pods are scheduled first; then copies of the pod (named
+    NAME-0, NAME-1, ...), one at a time, never preempting, until one fails.
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.capacity import capacity as run_capacity
+    from kubesched.capacity import load_pod
+
+    try:
+        scen, config = _load(scenario, config_path, features, strict, plugins)
+        pod, warnings = load_pod(pod_path, release=features.version, strict=strict)
+        for w in warnings:
+            click.echo(f"warning: {w}", err=True)
+        out = run_capacity(scen, config, pod, seed=seed, max_count=max_count,
+                           source=pod_path)
+    except InputError as err:
+        _fail_input(err)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(out.as_json(), indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = Console()
+    first = out.first
+    if first.records:
+        con.print(Text(f"The scenario's {len(first.records)} pending pod(s) first: "
+                       f"{first.scheduled} scheduled, {len(first.pending)} pending."))
+    con.print(Text(f"{out.count} cop{'y' if out.count == 1 else 'ies'} of {out.pod} fit"
+                   + (f" on {len(out.nodes)} node(s)." if out.nodes else ".")))
+    if out.nodes:
+        t = Table()
+        t.add_column("node")
+        t.add_column("copies", justify="right")
+        ranked = sorted(out.nodes.items(), key=lambda kv: (-kv[1], kv[0]))
+        for name, n in ranked[:SHOWN_NODES]:
+            t.add_row(Text(name), str(n))
+        if len(ranked) > SHOWN_NODES:
+            rest = ranked[SHOWN_NODES:]
+            t.add_row(f"... {len(rest)} more nodes", str(sum(n for _, n in rest)))
+        con.print(t)
+    if out.message is None:
+        con.print(Text(f"Stopped at --max {max_count}."))
+    else:
+        con.print(Text(f"The next copy does not fit: {out.message}"))
+
+
+SHOWN_NODES = 20
+
+
+@main.command()
 @click.argument("workload", nargs=-1)
 @click.option("--results", "results_path", metavar="PATH",
               help="Write the results as JSON ('-': stdout).")
