@@ -109,6 +109,11 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
               help="With --explain: the N best nodes; the rest grouped by verdict.")
 @click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
               help="Stop at this virtual time (pods still pending then are reported so).")
+@click.option("--report", "report_path", metavar="PATH.html",
+              help="Write a self-contained HTML report: pods, utilisation and pending "
+                   "reasons over the run, allocation per node, the pending pods.")
+@click.option("--metrics", "metrics_path", metavar="PATH.csv",
+              help="Write the run's time series as CSV ('-': stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings (the API server's "
@@ -119,7 +124,8 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
 @decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
              placements_path: str | None, state_path: str | None, explain_keys: tuple[str, ...],
-             top: int | None, until: float | None, quiet: bool, strict: bool,
+             top: int | None, until: float | None, report_path: str | None,
+             metrics_path: str | None, quiet: bool, strict: bool,
              check: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example).
 
@@ -130,20 +136,32 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     check_output_path(placements_path, "--placements")
     check_output_path(state_path, "--state-out")
+    check_output_path(report_path, "--report")
+    check_output_path(metrics_path, "--metrics")
+    if report_path == "-":
+        _fail_input(InputError("--report needs a file name (an HTML file is not for a "
+                               "terminal)"))
+    stdout_users = [o for o, p in (("--placements", placements_path),
+                                   ("--state-out", state_path),
+                                   ("--metrics", metrics_path)) if p == "-"]
     for key in explain_keys:
         if key.count("/") != 1:
             _fail_input(InputError("--explain must be NAMESPACE/NAME", value=key))
-    if placements_path == "-" and state_path == "-":
-        _fail_input(InputError("--placements and --state-out cannot both be stdout"))
+    if len(stdout_users) > 1:
+        _fail_input(InputError(f"{' and '.join(stdout_users)} cannot all be stdout"))
     try:
         scen, config = _load(paths, config_path, features, strict, plugins)
         sim = SimCluster(scen, config, seed=seed, check=check)
         sim.until = until
         sim.explain_keys = set(explain_keys)
+        if report_path or metrics_path:
+            from kubesched.backends.sim.series import Series
+
+            sim.series = Series(sim)
     except InputError as err:
         _fail_input(err)
         return
-    show = not quiet and "-" not in (placements_path, state_path)
+    show = not quiet and not stdout_users
     if show and not scenario:
         click.echo(f"Simulating the bundled example {BUNDLED_EXAMPLE} "
                    f"(others: {', '.join(_bundled_examples())})")
@@ -174,6 +192,15 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
             sys.stdout.write(text)
         else:
             Path(state_path).write_text(text)
+    if metrics_path and sim.series is not None:
+        from kubesched.report import write_metrics
+
+        write_metrics(metrics_path, sim.series)
+    if report_path:
+        from kubesched.report import write_report
+
+        names = ", ".join(Path(p).name for p in paths)
+        write_report(report_path, sim, result, f"kubesched simulate {names}")
     if show:
         _print_summary(result)
     for key in explain_keys:

@@ -47,8 +47,10 @@ class Series:
     def sample(self) -> None:
         sim = self.sim
         sched = sim.scheduler
-        # the table as of the last cycle lags by at most one binding; refresh it only when
-        # nothing else will (the end of the run): a refresh is what a cycle starts with
+        # what the next cycle starts with (only the nodes changed since the last one are
+        # refreshed; the cycle then finds nothing left to do): the table counts the pod
+        # just bound
+        sched.cache.update_snapshot(sched.snapshot)
         table = sched.snapshot.table
         req = table.requested.sum(axis=1) if table.size else np.zeros(len(table.resources))
         alloc = table.alloc.sum(axis=1) if table.size else np.zeros(len(table.resources))
@@ -71,15 +73,13 @@ class Series:
 
     def finish(self) -> None:
         """The end state, as the last sample."""
-        sched = self.sim.scheduler
-        sched.cache.update_snapshot(sched.snapshot)
         self.sample()
 
     def resources(self) -> list[str]:
-        """Every resource some sample has: cpu, memory, pods, then extended ones by name."""
-        seen = {r for s in self.samples for r in s.resources}
-        return [r for r in BASE_RESOURCES if r in seen or r != "pods"] + sorted(
-            seen - set(BASE_RESOURCES))
+        """cpu, memory, pods, then every other resource some node has or some pod asks
+        for, by name."""
+        seen = {r for s in self.samples for r, v in s.resources.items() if any(v)}
+        return list(BASE_RESOURCES) + sorted(seen - set(BASE_RESOURCES))
 
     def columns(self) -> list[str]:
         cols = ["time", "attempts", "running", "pending"]
