@@ -477,6 +477,107 @@ SHOWN_NODES = 20
 
 
 @main.command()
+@click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
+@click.option("--config", "config_paths", multiple=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="A KubeSchedulerConfiguration per side (given twice: A, then B).")
+@click.option("--seed", "seeds", multiple=True, type=int,
+              help="A seed per side (given twice: A, then B; default 0).")
+@click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings.")
+@decision_options
+def compare(scenario: tuple[str, ...], config_paths: tuple[str, ...], seeds: tuple[int, ...],
+            fmt: str, strict: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
+    """One scenario under two configurations (or two seeds), side by side: pods placed
+    differently, pods pending on one side only, utilisation and fragmentation.
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.compare import Side, differences, run_side
+
+    if len(config_paths) > 2 or len(seeds) > 2 or max(len(config_paths), len(seeds)) < 2:
+        _fail_input(InputError("compare needs two sides: --config A --config B, or --seed "
+                               "N --seed M (or both, paired in order)"))
+    if "-" in scenario:
+        # each side reads the scenario anew (a run changes the objects it loaded)
+        text = sys.stdin.read()
+        scenario = tuple(_stdin_copy(text) if p == "-" else p for p in scenario)
+    configs: list[str | None] = [*config_paths] * (2 // max(len(config_paths), 1)) or [None,
+                                                                                        None]
+    side_seeds = list(seeds) * (2 // max(len(seeds), 1)) or [0, 0]
+    sides = []
+    for i in range(2):
+        cfg, seed = configs[i], side_seeds[i]
+        name = " ".join(([Path(cfg).name] if len(config_paths) == 2 and cfg else [])
+                        + ([f"seed {seed}"] if len(seeds) == 2 else []))
+        sides.append(Side(name, cfg, seed))
+    try:
+        for side in sides:
+            scen, config = _load(scenario, side.config, features, strict, plugins)
+            run_side(side, scen, config, names_seed=sides[0].seed)
+    except InputError as err:
+        _fail_input(err)
+        return
+    out = differences(sides[0], sides[1])
+    if fmt == "json":
+        click.echo(json.dumps(out, indent=1))
+        return
+    _print_compare(out)
+
+
+def _stdin_copy(text: str) -> str:
+    import atexit
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+    atexit.register(os.unlink, f.name)
+    return f.name
+
+
+def _print_compare(out: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = Console()
+    a, b = out["sides"]
+    t = Table()
+    t.add_column("")
+    t.add_column(Text(f"A: {a['name']}"), justify="right")
+    t.add_column(Text(f"B: {b['name']}"), justify="right")
+    t.add_row("scheduled", str(a["scheduled"]), str(b["scheduled"]))
+    t.add_row("pending", str(a["pending"]), str(b["pending"]))
+
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f}%"
+
+    for r in a["utilisation"]:
+        t.add_row(Text(f"{r} utilisation"), pct(a["utilisation"][r]),
+                  pct(b["utilisation"].get(r)))
+    for r in a["fragmentation"]:
+        t.add_row(Text(f"{r} fragmentation"), pct(a["fragmentation"][r]),
+                  pct(b["fragmentation"].get(r)))
+    con.print(t)
+    placed = out["placed_differently"]
+    con.print(f"{len(placed)} pod(s) placed differently")
+    if placed:
+        t = Table()
+        for col in ("pod", "A", "B"):
+            t.add_column(col)
+        for row in placed[:SHOWN_NODES]:
+            t.add_row(Text(row["pod"]), Text(row["a"]), Text(row["b"]))
+        if len(placed) > SHOWN_NODES:
+            t.add_row(f"... {len(placed) - SHOWN_NODES} more", "", "")
+        con.print(t)
+    for side in ("a", "b"):
+        keys = out["pending_only"][side]
+        con.print(Text(f"{len(keys)} pod(s) pending in {side.upper()} only"
+                       + (f": {_first(keys, 10)}" if keys else "")))
+
+
+@main.command()
 @click.argument("workload", nargs=-1)
 @click.option("--results", "results_path", metavar="PATH",
               help="Write the results as JSON ('-': stdout).")

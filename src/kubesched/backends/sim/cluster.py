@@ -115,7 +115,7 @@ class SimResult:
 class SimCluster:
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration | None = None,
                  *, seed: int = 0, registry: dict[str, type[Plugin]] | None = None,
-                 check: bool = False) -> None:
+                 check: bool = False, names_seed: int | None = None) -> None:
         self.scenario = scenario
         self.clock = VirtualClock()
         self.nodes: dict[str, Node] = {}  # the API server's nodes
@@ -135,7 +135,10 @@ class SimCluster:
         self.created: list[Pod] = []  # pods the controllers created during the run
         self.preemptions: dict[str, list[str]] = {}  # preemptor key -> victims' keys
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
-        self.controllers = Controllers(scenario, seed, self.nodes, self._keys)
+        # the controllers' names come from ``seed`` too, unless told otherwise (``compare``
+        # of two seeds: the same pods under the same names on both sides)
+        self.controllers = Controllers(scenario, seed if names_seed is None else names_seed,
+                                       self.nodes, self._keys)
         self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
         self._finish_at: dict[str, float] = {}  # uid -> when a running pod finishes
         self.faults = FaultRunner(self)
