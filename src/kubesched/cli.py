@@ -578,6 +578,28 @@ def _print_compare(out: dict[str, Any]) -> None:
 
 
 @main.command()
+@click.argument("directory", default=".", type=click.Path(file_okay=False))
+def examples(directory: str) -> None:
+    """Write the README's example files into DIRECTORY (default: the current one):
+    cluster.yaml, workload.yaml, pod.yaml, least-allocated.yaml, most-allocated.yaml.
+    Files already there are left as they are."""
+    base = resources.files("kubesched") / "examples" / "readme"
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        _fail_input(InputError(f"{directory} is not a directory"))
+    target.mkdir(parents=True, exist_ok=True)
+    for item in sorted(base.iterdir(), key=lambda p: p.name):
+        if not item.name.endswith(".yaml"):
+            continue
+        dest = target / item.name
+        if dest.exists():
+            click.echo(f"{dest}: exists, left as it is")
+            continue
+        dest.write_text(item.read_text(encoding="utf-8"), encoding="utf-8")
+        click.echo(f"{dest}")
+
+
+@main.command()
 @click.argument("workload", nargs=-1)
 @click.option("--results", "results_path", metavar="PATH",
               help="Write the results as JSON ('-': stdout).")
