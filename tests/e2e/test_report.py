@@ -143,7 +143,7 @@ def test_report_draws_every_plot_in_chromium(tmp_path: Path) -> None:
     console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
     assert verdict["errors"] == [], verdict["errors"]
     assert console == [], console
-    assert verdict["drawn"] == "5"
+    assert verdict["drawn"] == "5", verdict
     assert len(verdict["plots"]) == 5
     for plot in verdict["plots"]:
         assert plot["traces"] > 0 and plot["points"] > 0 and plot["marks"] > 0, plot
