@@ -148,7 +148,8 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         if key.count("/") != 1:
             _fail_input(InputError("--explain must be NAMESPACE/NAME", value=key))
     if len(stdout_users) > 1:
-        _fail_input(InputError(f"{' and '.join(stdout_users)} cannot all be stdout"))
+        both = "both" if len(stdout_users) == 2 else "all"
+        _fail_input(InputError(f"{' and '.join(stdout_users)} cannot {both} be stdout"))
     try:
         scen, config = _load(paths, config_path, features, strict, plugins)
         sim = SimCluster(scen, config, seed=seed, check=check)
