@@ -109,6 +109,11 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
               help="With --explain: the N best nodes; the rest grouped by verdict.")
 @click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
               help="Stop at this virtual time (pods still pending then are reported so).")
+@click.option("--report", "report_path", metavar="PATH.html",
+              help="Write a self-contained HTML report: pods, utilisation and pending "
+                   "reasons over the run, allocation per node, the pending pods.")
+@click.option("--metrics", "metrics_path", metavar="PATH.csv",
+              help="Write the run's time series as CSV ('-': stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings (the API server's "
@@ -119,7 +124,8 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
 @decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
              placements_path: str | None, state_path: str | None, explain_keys: tuple[str, ...],
-             top: int | None, until: float | None, quiet: bool, strict: bool,
+             top: int | None, until: float | None, report_path: str | None,
+             metrics_path: str | None, quiet: bool, strict: bool,
              check: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example).
 
@@ -130,20 +136,33 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     paths = scenario or (_example_path(BUNDLED_EXAMPLE),)
     check_output_path(placements_path, "--placements")
     check_output_path(state_path, "--state-out")
+    check_output_path(report_path, "--report")
+    check_output_path(metrics_path, "--metrics")
+    if report_path == "-":
+        _fail_input(InputError("--report needs a file name (an HTML file is not for a "
+                               "terminal)"))
+    stdout_users = [o for o, p in (("--placements", placements_path),
+                                   ("--state-out", state_path),
+                                   ("--metrics", metrics_path)) if p == "-"]
     for key in explain_keys:
         if key.count("/") != 1:
             _fail_input(InputError("--explain must be NAMESPACE/NAME", value=key))
-    if placements_path == "-" and state_path == "-":
-        _fail_input(InputError("--placements and --state-out cannot both be stdout"))
+    if len(stdout_users) > 1:
+        both = "both" if len(stdout_users) == 2 else "all"
+        _fail_input(InputError(f"{' and '.join(stdout_users)} cannot {both} be stdout"))
     try:
         scen, config = _load(paths, config_path, features, strict, plugins)
         sim = SimCluster(scen, config, seed=seed, check=check)
         sim.until = until
         sim.explain_keys = set(explain_keys)
+        if report_path or metrics_path:
+            from kubesched.backends.sim.series import Series
+
+            sim.series = Series(sim)
     except InputError as err:
         _fail_input(err)
         return
-    show = not quiet and "-" not in (placements_path, state_path)
+    show = not quiet and not stdout_users
     if show and not scenario:
         click.echo(f"Simulating the bundled example {BUNDLED_EXAMPLE} "
                    f"(others: {', '.join(_bundled_examples())})")
@@ -174,6 +193,15 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
             sys.stdout.write(text)
         else:
             Path(state_path).write_text(text)
+    if metrics_path and sim.series is not None:
+        from kubesched.report import write_metrics
+
+        write_metrics(metrics_path, sim.series)
+    if report_path:
+        from kubesched.report import write_report
+
+        names = ", ".join(Path(p).name for p in paths)
+        write_report(report_path, sim, result, f"kubesched simulate {names}")
     if show:
         _print_summary(result)
     for key in explain_keys:
@@ -384,6 +412,199 @@ def _print_explain(out: dict[str, Any], top: int | None = None) -> None:
             victims = ", ".join(pre["victims"]) or "none"
             con.print(f"preemption: would nominate {pre['node']}, evicting {victims}",
                       markup=False)
+
+
+@main.command()
+@click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
+@click.option("--pod", "pod_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="A file holding the Pod to copy.")
+@click.option("--max", "max_count", type=click.IntRange(min=0), metavar="N",
+              help="Stop after N copies (the message is then null).")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="A KubeSchedulerConfiguration (overrides one in the scenario).")
+@click.option("--seed", default=0, show_default=True, help="Seed for tie-breaking.")
+@click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings.")
+@decision_options
+def capacity(scenario: tuple[str, ...], pod_path: str, max_count: int | None,
+             config_path: str | None, seed: int, fmt: str, strict: bool,
+             features: FeatureGates, plugins: dict[str, type]) -> None:
+    """How many more copies of a pod fit, and what stops the next one.
+
+    The scenario's pending pods are scheduled first; then copies of the pod (named
+    NAME-0, NAME-1, ...), one at a time, never preempting, until one fails.
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.capacity import capacity as run_capacity
+    from kubesched.capacity import load_pod
+
+    try:
+        scen, config = _load(scenario, config_path, features, strict, plugins)
+        pod, warnings = load_pod(pod_path, release=features.version, strict=strict)
+        for w in warnings:
+            click.echo(f"warning: {w}", err=True)
+        out = run_capacity(scen, config, pod, seed=seed, max_count=max_count,
+                           source=pod_path)
+    except InputError as err:
+        _fail_input(err)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(out.as_json(), indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = Console()
+    first = out.first
+    if first.records:
+        con.print(Text(f"The scenario's {len(first.records)} pending pod(s) first: "
+                       f"{first.scheduled} scheduled, {len(first.pending)} pending."))
+    con.print(Text(f"{out.count} cop{'y' if out.count == 1 else 'ies'} of {out.pod} fit"
+                   + (f" on {len(out.nodes)} node(s)." if out.nodes else ".")))
+    if out.nodes:
+        t = Table()
+        t.add_column("node")
+        t.add_column("copies", justify="right")
+        ranked = sorted(out.nodes.items(), key=lambda kv: (-kv[1], kv[0]))
+        for name, n in ranked[:SHOWN_NODES]:
+            t.add_row(Text(name), str(n))
+        if len(ranked) > SHOWN_NODES:
+            rest = ranked[SHOWN_NODES:]
+            t.add_row(f"... {len(rest)} more nodes", str(sum(n for _, n in rest)))
+        con.print(t)
+    if out.message is None:
+        con.print(Text(f"Stopped at --max {max_count}."))
+    else:
+        con.print(Text(f"The next copy does not fit: {out.message}"))
+
+
+SHOWN_NODES = 20
+
+
+@main.command()
+@click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
+@click.option("--config", "config_paths", multiple=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="A KubeSchedulerConfiguration per side (given twice: A, then B).")
+@click.option("--seed", "seeds", multiple=True, type=int,
+              help="A seed per side (given twice: A, then B; default 0).")
+@click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings.")
+@decision_options
+def compare(scenario: tuple[str, ...], config_paths: tuple[str, ...], seeds: tuple[int, ...],
+            fmt: str, strict: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
+    """One scenario under two configurations (or two seeds), side by side: pods placed
+    differently, pods pending on one side only, utilisation and fragmentation.
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.compare import Side, differences, run_side
+
+    if len(config_paths) > 2 or len(seeds) > 2 or max(len(config_paths), len(seeds)) < 2:
+        _fail_input(InputError("compare needs two sides: --config A --config B, or --seed "
+                               "N --seed M (or both, paired in order)"))
+    if "-" in scenario:
+        # each side reads the scenario anew (a run changes the objects it loaded)
+        text = sys.stdin.read()
+        scenario = tuple(_stdin_copy(text) if p == "-" else p for p in scenario)
+    configs: list[str | None] = [*config_paths] * (2 // max(len(config_paths), 1)) or [None,
+                                                                                        None]
+    side_seeds = list(seeds) * (2 // max(len(seeds), 1)) or [0, 0]
+    sides = []
+    for i in range(2):
+        cfg, seed = configs[i], side_seeds[i]
+        name = " ".join(([Path(cfg).name] if len(config_paths) == 2 and cfg else [])
+                        + ([f"seed {seed}"] if len(seeds) == 2 else []))
+        sides.append(Side(name, cfg, seed))
+    try:
+        for side in sides:
+            scen, config = _load(scenario, side.config, features, strict, plugins)
+            run_side(side, scen, config, names_seed=sides[0].seed)
+    except InputError as err:
+        _fail_input(err)
+        return
+    out = differences(sides[0], sides[1])
+    if fmt == "json":
+        click.echo(json.dumps(out, indent=1))
+        return
+    _print_compare(out)
+
+
+def _stdin_copy(text: str) -> str:
+    import atexit
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+    atexit.register(os.unlink, f.name)
+    return f.name
+
+
+def _print_compare(out: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = Console()
+    a, b = out["sides"]
+    t = Table()
+    t.add_column("")
+    t.add_column(Text(f"A: {a['name']}"), justify="right")
+    t.add_column(Text(f"B: {b['name']}"), justify="right")
+    t.add_row("scheduled", str(a["scheduled"]), str(b["scheduled"]))
+    t.add_row("pending", str(a["pending"]), str(b["pending"]))
+
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f}%"
+
+    for r in a["utilisation"]:
+        t.add_row(Text(f"{r} utilisation"), pct(a["utilisation"][r]),
+                  pct(b["utilisation"].get(r)))
+    for r in a["fragmentation"]:
+        t.add_row(Text(f"{r} fragmentation"), pct(a["fragmentation"][r]),
+                  pct(b["fragmentation"].get(r)))
+    con.print(t)
+    placed = out["placed_differently"]
+    con.print(f"{len(placed)} pod(s) placed differently")
+    if placed:
+        t = Table()
+        for col in ("pod", "A", "B"):
+            t.add_column(col)
+        for row in placed[:SHOWN_NODES]:
+            t.add_row(Text(row["pod"]), Text(row["a"]), Text(row["b"]))
+        if len(placed) > SHOWN_NODES:
+            t.add_row(f"... {len(placed) - SHOWN_NODES} more", "", "")
+        con.print(t)
+    for side in ("a", "b"):
+        keys = out["pending_only"][side]
+        con.print(Text(f"{len(keys)} pod(s) pending in {side.upper()} only"
+                       + (f": {_first(keys, 10)}" if keys else "")))
+
+
+@main.command()
+@click.argument("directory", default=".", type=click.Path(file_okay=False))
+def examples(directory: str) -> None:
+    """Write the README's example files into DIRECTORY (default: the current one):
+    cluster.yaml, workload.yaml, pod.yaml, least-allocated.yaml, most-allocated.yaml.
+    Files already there are left as they are."""
+    base = resources.files("kubesched") / "examples" / "readme"
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        _fail_input(InputError(f"{directory} is not a directory"))
+    target.mkdir(parents=True, exist_ok=True)
+    for item in sorted(base.iterdir(), key=lambda p: p.name):
+        if not item.name.endswith(".yaml"):
+            continue
+        dest = target / item.name
+        if dest.exists():
+            click.echo(f"{dest}: exists, left as it is")
+            continue
+        dest.write_text(item.read_text(encoding="utf-8"), encoding="utf-8")
+        click.echo(f"{dest}")
 
 
 @main.command()

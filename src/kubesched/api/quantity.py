@@ -50,7 +50,13 @@ def parse_quantity(value: str | int | float | Fraction) -> Fraction:
         value = repr(value)
     if not isinstance(value, str):
         raise ValueError(f"quantities must be numbers or strings, not {type(value).__name__}")
-    s = value
+    return _parse_quantity_text(value)
+
+
+# Scenarios repeat a handful of quantities ("4", "32Gi", "110") across thousands of nodes and
+# pods; a Fraction is immutable, so one parse per distinct text serves them all.
+@functools.lru_cache(maxsize=4096)
+def _parse_quantity_text(s: str) -> Fraction:
     if not s:
         raise ValueError("quantity is empty")
     m = _QUANTITY_RE.fullmatch(s)

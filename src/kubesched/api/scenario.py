@@ -178,8 +178,9 @@ class _ScenarioBuilder:
     """Accumulates documents from any number of sources, then resolves the scenario."""
 
     def __init__(self, release: str = DEFAULT_VERSION, strict: bool = False,
-                 validate: bool = True) -> None:
+                 validate: bool = True, admit: bool = True) -> None:
         self.sc = Scenario()
+        self.admit = admit
         self.schema = release_schema(release)
         self.strict = strict
         self.validate = validate
@@ -349,7 +350,8 @@ class _ScenarioBuilder:
         for ns in used:
             if ns and ns not in sc.namespaces:
                 sc.namespaces[ns] = make_namespace(ns)
-        self._resolve_priorities()
+        if self.admit:
+            self._resolve_priorities()
         self._check_fault_targets()
         before = len(sc.objects["ReplicaSet"])
         sc.warnings.extend(expand_deployments(sc.objects))
@@ -479,10 +481,11 @@ def load_scenario_text(text: str, source: str = "<string>", *,
 
 
 def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
-                  strict: bool = False, validate: bool = True) -> Scenario:
+                  strict: bool = False, validate: bool = True, admit: bool = True) -> Scenario:
     """Load the scenario made of all ``paths`` together, in order (see
-    ``load_scenario_text``)."""
-    loader = _ScenarioBuilder(release, strict, validate)
+    ``load_scenario_text``). ``admit=False`` leaves pods' priorities unresolved (a pod
+    meant to be admitted into another scenario: ``priority_admission`` of that one)."""
+    loader = _ScenarioBuilder(release, strict, validate, admit)
     for p in scenario_files(paths):
         if p == "-":
             loader.add_text(sys.stdin.read(), "<stdin>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,10 @@ def _fmt(v: float | None, spec: str = ".0f") -> str:
     return "-" if v is None else format(v, spec)
 
 
+#: every line ``bench`` prints fits a terminal of this width (tables wrap their cells)
+WIDTH = 80
+
+
 def verdict_text(r: dict[str, Any]) -> str:
     status = str(r["status"])
     if status != "ok":
@@ -44,56 +49,72 @@ def verdict_text(r: dict[str, Any]) -> str:
     if r["target"]:
         parts.append(f"target {r['target']:g} {'met' if r['target_met'] else 'NOT met'}")
     if r["throughput_source"] == "overall" and r["pods_per_second"] is not None:
-        parts.append("no 1-s samples: overall rate")
+        parts.append("overall rate")
     return "; ".join(parts)
 
 
 def result_line(r: dict[str, Any]) -> str:
+    """One workload's result, as it finishes: two lines of at most ``WIDTH`` columns (a
+    long workload name has a line of its own)."""
     if r["status"] != "ok" and not r["scheduled"]:
-        return f"{r['workload']}: {r['status']}"
+        return textwrap.fill(f"{r['workload']}: {r['status']}", WIDTH,
+                             subsequent_indent="  ")
     v = verdict_text(r)
-    return (f"{r['workload']}: {r['scheduled']}/{r['measured_pods']} pods in {r['seconds']} s, "
-            f"{_fmt(r['pods_per_second'])} pods/s (p50 {_fmt(r['throughput_p50'])}, "
-            f"p99 {_fmt(r['throughput_p99'])}), attempt p50/p99 "
-            f"{_fmt(r['attempt_latency_ms_p50'], '.2f')}/"
-            f"{_fmt(r['attempt_latency_ms_p99'], '.2f')} ms, peak RSS {r['peak_rss_mib']} MiB"
-            + (f"  [{v}]" if v else ""))
+    detail = (f"{r['scheduled']}/{r['measured_pods']} pods in {r['seconds']} s, "
+              f"{_fmt(r['pods_per_second'])} pods/s (p50 {_fmt(r['throughput_p50'])}, "
+              f"p99 {_fmt(r['throughput_p99'])}), attempt p50/p99 "
+              f"{_fmt(r['attempt_latency_ms_p50'], '.2f')}/"
+              f"{_fmt(r['attempt_latency_ms_p99'], '.2f')} ms, peak RSS {r['peak_rss_mib']} MiB"
+              + (f" [{v}]" if v else ""))
+    return textwrap.fill(f"{r['workload']}: {detail}", WIDTH, subsequent_indent="  ",
+                         break_on_hyphens=False)
+
+
+_COLUMNS = (("nodes", 6), ("pods", 11), ("pods/s", 6), ("thresh.", 7),
+            ("attempt ms p50/p99", 18), ("MiB", 5))
 
 
 def results_table(results: list[dict[str, Any]]) -> Any:
-    from rich.table import Table
+    """The results, ``WIDTH`` columns wide: each workload's name on a line of its own (names
+    run to 60 characters), its figures on the next, the verdict wrapped at the right."""
+    from rich.console import Group
+    from rich.text import Text
 
-    t = Table(title="scheduler_perf workloads (pods/s: average of 1-s samples, as upstream)")
-    for col, just in (("workload", "left"), ("nodes", "right"), ("init+measured", "right"),
-                      ("pods/s", "right"), ("p50", "right"), ("p99", "right"),
-                      ("threshold", "right"), ("attempt ms p50/p99", "right"),
-                      ("RSS MiB", "right"), ("verdict", "left")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    head = "  ".join(f"{name:>{w}}" for name, w in _COLUMNS)
+    verdict_width = WIDTH - len(head) - 2
+    lines = [Text("scheduler_perf workloads (pods/s: average of 1-s samples, as upstream)"),
+             Text(""), Text("workload"), Text(f"{head}  verdict", style="bold"),
+             Text("─" * WIDTH)]
     for r in results:
-        verdict = verdict_text(r)
         style = ""
         if r["status"] != "ok":
             style = "yellow"
         elif r["verdict"] == "below" or r["target_met"] is False:
             style = "red"
-        t.add_row(r["workload"], str(r["nodes"]), f"{r['init_pods']}+{r['measured_pods']}",
-                  _fmt(r["pods_per_second"]), _fmt(r["throughput_p50"]),
-                  _fmt(r["throughput_p99"]),
-                  "-" if not r["threshold"] else f"{r['threshold']:g}",
-                  f"{_fmt(r['attempt_latency_ms_p50'], '.2f')}/"
-                  f"{_fmt(r['attempt_latency_ms_p99'], '.2f')}",
-                  _fmt(r["peak_rss_mib"], ".0f"), verdict, style=style)
-    return t
+        cells = (str(r["nodes"]), f"{r['init_pods']}+{r['measured_pods']}",
+                 _fmt(r["pods_per_second"]),
+                 "-" if not r["threshold"] else f"{r['threshold']:g}",
+                 f"{_fmt(r['attempt_latency_ms_p50'], '.2f')}/"
+                 f"{_fmt(r['attempt_latency_ms_p99'], '.2f')}",
+                 _fmt(r["peak_rss_mib"], ".0f"))
+        row = "  ".join(f"{c:>{w}}" for c, (_, w) in zip(cells, _COLUMNS, strict=True))
+        verdict = textwrap.wrap(verdict_text(r), verdict_width) or [""]
+        lines.append(Text(r["workload"], style=style or "bold"))
+        lines.append(Text(f"{row}  {verdict[0]}".rstrip(), style=style))
+        lines += [Text(" " * (len(row) + 2) + v, style=style) for v in verdict[1:]]
+    return Group(*lines)
 
 
-def list_workloads() -> Any:
-    from rich.table import Table
-
-    t = Table(title="workloads (--quick: the 500-node ones)")
-    for col in ("workload", "nodes", "init", "measured", "churn", "threshold", "notes"):
-        t.add_column(col)
+def list_workloads() -> str:
+    """One workload a paragraph: its name, then what it runs (at most ``WIDTH`` columns)."""
+    out = ["workloads (--quick: the 500-node ones)", ""]
     for w in WORKLOADS.values():
-        notes = []
+        notes = [f"{w.nodes} nodes, {w.init_pods} init + {w.measured_pods} measured pods"]
+        if w.churn is not None:
+            notes.append(f"churn: {w.churn.mode} {'+'.join(w.churn.templates)} every "
+                         f"{w.churn.interval_ms} ms")
+        if w.threshold:
+            notes.append(f"upstream threshold {w.threshold:g} pods/s")
         if not w.upstream:
             notes.append("size defined here")
         if w.needs_preemption:
@@ -102,20 +123,19 @@ def list_workloads() -> Any:
             notes.append(f"percentageOfNodesToScore {w.percentage_of_nodes_to_score}")
         if w.target:
             notes.append(f"issue-5 target {w.target:g}")
-        churn = "-" if w.churn is None else (
-            f"{w.churn.mode} {'+'.join(w.churn.templates)} every {w.churn.interval_ms} ms")
-        t.add_row(w.name, str(w.nodes), str(w.init_pods), str(w.measured_pods), churn,
-                  f"{w.threshold:g}" if w.threshold else "-", ", ".join(notes))
-    return t
+        out.append(w.name)
+        out.append(textwrap.fill("; ".join(notes), WIDTH, initial_indent="  ",
+                                 subsequent_indent="  "))
+    return "\n".join(out)
 
 
 def _console(stderr: bool = False) -> Any:
-    """A rich console; wide when not a terminal, so tables in logs do not wrap."""
+    """A rich console ``WIDTH`` columns wide (narrower on a narrower terminal)."""
     from rich.console import Console
 
     con = Console(stderr=stderr)
-    if not con.is_terminal:
-        con = Console(stderr=stderr, width=220)
+    if not con.is_terminal or con.width > WIDTH:
+        con = Console(stderr=stderr, width=WIDTH)
     return con
 
 
@@ -134,7 +154,7 @@ def run_bench(names: tuple[str, ...], *, quick: bool, results_path: str | None,
 
     out = _console(stderr=results_path == "-")
     if list_only:
-        out.print(list_workloads())
+        out.print(list_workloads(), markup=False, highlight=False)
         return 0
     try:
         workloads = select(list(names), quick)
@@ -144,8 +164,8 @@ def run_bench(names: tuple[str, ...], *, quick: bool, results_path: str | None,
                   markup=False)
         return 2
     err = _console(stderr=True)
-    err.print(f"{len(workloads)} workload(s) on {cpu_model()} ({machine()['cpus']} CPUs)",
-              markup=False)
+    err.print(textwrap.fill(f"{len(workloads)} workload(s) on {cpu_model()} "
+                            f"({machine()['cpus']} CPUs)", WIDTH), markup=False)
     started = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err,

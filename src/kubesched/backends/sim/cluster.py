@@ -46,6 +46,7 @@ from kubesched.backends.base import BindError
 from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import EVICTED_PREFIX, FaultRunner, TaintManager, node_removed
 from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
+from kubesched.backends.sim.series import Series
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.framework.interface import Plugin
@@ -124,7 +125,7 @@ class SimResult:
 class SimCluster:
     def __init__(self, scenario: Scenario, config: SchedulerConfiguration | None = None,
                  *, seed: int = 0, registry: dict[str, type[Plugin]] | None = None,
-                 check: bool = False) -> None:
+                 check: bool = False, names_seed: int | None = None) -> None:
         self.scenario = scenario
         self.clock = VirtualClock()
         self.nodes: dict[str, Node] = {}  # the API server's nodes
@@ -144,7 +145,10 @@ class SimCluster:
         self.created: list[Pod] = []  # pods the controllers created during the run
         self.preemptions: dict[str, list[str]] = {}  # preemptor key -> victims' keys
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
-        self.controllers = Controllers(scenario, seed, self.nodes, self._keys)
+        # the controllers' names come from ``seed`` too, unless told otherwise (``compare``
+        # of two seeds: the same pods under the same names on both sides)
+        self.controllers = Controllers(scenario, seed if names_seed is None else names_seed,
+                                       self.nodes, self._keys)
         self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
         self._finish_at: dict[str, float] = {}  # uid -> when a running pod finishes
         self.faults = FaultRunner(self)
@@ -163,6 +167,10 @@ class SimCluster:
         # the run (raised from run_until_idle: the binder turns exceptions into statuses)
         self.checker = InvariantChecker(self) if check else None
         self.violation: InvariantViolation | None = None
+        # simulate --report / --metrics: the run's time series, sampled as it goes (None:
+        # not recorded, and nothing is paid for it)
+        self.series: Series | None = None
+        self.attempts = 0  # scheduling attempts, every pod's
         self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
                                    registry=registry, recorder=self)
         h = self.scheduler.handle
@@ -535,6 +543,7 @@ class SimCluster:
     # ------------------------------------------------------------------ Recorder
 
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
+        self.attempts += 1
         if node is None:
             self._failed_at[pod.uid] = self._changes
             if pod.key in self.explain_keys:
@@ -669,6 +678,16 @@ class SimCluster:
         for fault in self.scenario.faults:
             self._push(fault.at, _FAULT, fault)
 
+    def key_in_use(self, key: str) -> bool:
+        """Whether a pod was ever named ``key`` in this run (names are never reused)."""
+        return key in self._keys
+
+    def create_pod(self, pod: Pod) -> None:
+        """A pod created now from outside the scenario (``kubesched capacity``'s copies):
+        no controller owns, adopts or counts it."""
+        self._keys.add(pod.key)
+        self._push(self.clock.now(), _ARRIVE, pod)
+
     def add_pending(self, pods: list[Pod], at: float | None = None) -> None:
         """Pods that arrive later (at ``at``, or at their own arrival time)."""
         for pod in pods:
@@ -678,6 +697,8 @@ class SimCluster:
         start = time.perf_counter()
         self.load()
         self.run_until_idle(progress)
+        if self.series is not None:
+            self.series.finish()
         wall = time.perf_counter() - start
         waiting = self.scheduler.waiting
         for uid, rec in self.records.items():
@@ -699,12 +720,15 @@ class SimCluster:
         total = len(self._timeline)
         sched = self.scheduler
         queue = sched.queue
+        series = self.series
         bound = 0
         while True:
             self._apply_due()
             scheduled = sched.schedule_one()
             if self.violation is not None:
                 raise self.violation
+            if series is not None:
+                series.tick()
             if scheduled:
                 if progress is not None:
                     n = self.bound_count
@@ -718,6 +742,8 @@ class SimCluster:
             if self.until is not None and t_next > self.until:
                 self.clock.advance_to(max(self.until, self.clock.now()))
                 break
+            if series is not None and t_next > self.clock.now():
+                series.tick()  # the state just before the clock moves on
             self.clock.advance_to(t_next)
             queue.flush_backoff_completed()
             queue.flush_unschedulable_pods_leftover()

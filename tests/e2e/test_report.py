@@ -1,0 +1,149 @@
+"""``simulate --report`` and ``--metrics``: the time series, its downsampling, and the
+report opened in a real headless Chromium (no console errors, every plot drawn with data)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from tests.e2e.test_faults import fault, node, pod
+
+from kubesched.api.scenario import load_scenario_text
+from kubesched.backends.sim.cluster import SimCluster
+from kubesched.backends.sim.series import Series
+from kubesched.cli import main
+
+# pods arriving over time, some finishing, some never fitting, a node going away: every
+# plot has something to draw
+SCENARIO = (node("n1", cpu="2") + node("n2", cpu="2") + node("n3", cpu="1")
+            + "".join(pod(f"a-{i}", "500m", annotations=f"{{kubesched.io/arrival: '{i * 10}',"
+                          " kubesched.io/duration: '60'}") for i in range(8))
+            + pod("big", "3") + pod("picky", "100m", on="nowhere")
+            + fault("f", 45, "DeleteNode", node="n3"))
+
+
+def run_cli(tmp_path: Path, *args: str) -> tuple[int, str]:
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    r = CliRunner().invoke(main, ["simulate", str(tmp_path / "s.yaml"), *args])
+    return r.exit_code, r.output
+
+
+def test_metrics_is_the_time_series(tmp_path: Path) -> None:
+    code, out = run_cli(tmp_path, "--metrics", str(tmp_path / "m.csv"), "--quiet")
+    assert code == 0, out
+    rows = list(csv.DictReader((tmp_path / "m.csv").open()))
+    assert list(rows[0])[:10] == ["time", "attempts", "running", "pending", "cpu_requested",
+                                  "cpu_allocatable", "memory_requested",
+                                  "memory_allocatable", "pods_requested", "pods_allocatable"]
+    times = [float(r["time"]) for r in rows]
+    assert times == sorted(times) and times[-1] > 45
+    last = rows[-1]
+    # the end: the two pods that never fit are pending; every a-* pod has finished; n3 is
+    # gone (5 CPUs become 4)
+    assert (last["running"], last["pending"], last["cpu_allocatable"]) == ("0", "2", "4000")
+    assert max(int(r["running"]) for r in rows) >= 2
+
+
+def test_series_is_downsampled_evenly_and_keeps_the_end() -> None:
+    text = node("n1", cpu="64", pods=500) + "".join(pod(f"p-{i}", "100m")
+                                                    for i in range(300))
+    sim = SimCluster(load_scenario_text(text, "s.yaml"))
+    sim.series = Series(sim, max_points=20)
+    sim.run()
+    samples = sim.series.samples
+    assert 20 <= len(samples) < 40
+    assert samples[-1].running == 300 and samples[-1].pending == 0
+    attempts = [s.attempts for s in samples]
+    assert attempts == sorted(attempts) and attempts[-1] == 300
+
+
+def test_report_is_self_contained(tmp_path: Path) -> None:
+    code, out = run_cli(tmp_path, "--report", str(tmp_path / "r.html"), "--quiet")
+    assert code == 0, out
+    text = (tmp_path / "r.html").read_text()
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|<iframe|<img", text)
+    assert "<th>reason</th>" in text and "default/big" in text  # the pending pods' table
+
+
+def chromium() -> str | None:
+    return next((p for p in map(shutil.which, ("chromium", "chromium-browser",
+                                                "google-chrome")) if p), None)
+
+
+# Injected first: keeps every error and console.error of the page.
+CAPTURE = """<script>
+window.__errors = [];
+window.addEventListener("error", function (e) { __errors.push("error: " + e.message); });
+window.addEventListener("unhandledrejection", function (e) {
+  __errors.push("rejection: " + e.reason); });
+["error", "warn"].forEach(function (level) {
+  var orig = console[level];
+  console[level] = function () {
+    __errors.push(level + ": " + Array.prototype.join.call(arguments, " "));
+    return orig.apply(console, arguments);
+  };
+});
+</script>"""
+
+# Injected last: once the report says its plots are drawn, what each plot holds (traces and
+# their points) and what it drew (SVG paths of lines and bars), written into the DOM.
+VERDICT = """<script>
+(function check(tries) {
+  var drawn = document.body.getAttribute("data-plots-drawn");
+  if (drawn === null && tries > 0) { return setTimeout(function () { check(tries - 1); }, 50); }
+  var plots = Array.prototype.map.call(document.querySelectorAll(".kubesched-plot"),
+    function (gd) {
+      var points = 0;
+      (gd.data || []).forEach(function (t) { points += (t.x || []).length; });
+      var marks = gd.querySelectorAll(
+        ".main-svg .scatterlayer path.js-line, .main-svg .barlayer path").length;
+      return {id: gd.id, traces: (gd.data || []).length, points: points, marks: marks};
+    });
+  var out = document.createElement("pre");
+  out.id = "kubesched-check";
+  out.textContent = JSON.stringify({drawn: drawn, plots: plots, errors: window.__errors});
+  document.body.appendChild(out);
+})(200);
+</script>"""
+
+
+def test_report_draws_every_plot_in_chromium(tmp_path: Path) -> None:
+    browser = chromium()
+    if browser is None:
+        msg = "chromium is not installed (apt-get install chromium; .ci/run installs it)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    code, out = run_cli(tmp_path, "--report", str(tmp_path / "r.html"), "--quiet")
+    assert code == 0, out
+    text = (tmp_path / "r.html").read_text()
+    page = tmp_path / "page.html"
+    head = text.index("<head>") + len("<head>")
+    body_end = text.rindex("</body>")
+    page.write_text(text[:head] + CAPTURE + text[head:body_end] + VERDICT + text[body_end:])
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-background-networking", "--disable-component-update", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+         # nothing may be fetched: any attempt fails, and shows as an error
+         "--host-resolver-rules=MAP * ~NOTFOUND",
+         "--virtual-time-budget=20000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False)
+    found = re.search(r'<pre id="kubesched-check">(.*?)</pre>', proc.stdout, re.S)
+    assert found, f"no verdict in the page (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    verdict = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&")
+                         .replace("&lt;", "<").replace("&gt;", ">"))
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    assert verdict["errors"] == [], verdict["errors"]
+    assert console == [], console
+    assert verdict["drawn"] == "5", verdict
+    assert len(verdict["plots"]) == 5
+    for plot in verdict["plots"]:
+        assert plot["traces"] > 0 and plot["points"] > 0 and plot["marks"] > 0, plot
