@@ -66,6 +66,9 @@ def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) ->
     sched = Scheduler(ReadOnlyBackend(), VirtualClock(), config)
     sched.handle.objects = scenario.objects
     sched.handle.namespaces = scenario.namespaces
+    # the pods as loaded, as the pod informer would list them (gang plugins count members)
+    listed = [p for p in scenario.pods if p.status.phase not in ("Succeeded", "Failed")]
+    sched.handle.pod_lister = lambda: listed
     fwk = sched.profiles.get(target.spec.scheduler_name)
     if fwk is None:
         raise InputError(f"pod {pod_key} names schedulerName {target.spec.scheduler_name!r}, "

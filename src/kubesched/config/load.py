@@ -275,6 +275,7 @@ def _build(raw: dict[str, Any], source: str
             percentage_of_nodes_to_score=rp.get("percentageOfNodesToScore"),
             plugins=plugins,
             plugin_config=plugin_config,
+            custom_plugins=custom,
             index=i,
             source=source,
         ))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from kubesched.framework.interface import Plugin
+from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.defaultbinder import DefaultBinder
 from kubesched.plugins.defaultpreemption import DefaultPreemption
+from kubesched.plugins.gangscheduling import GangScheduling
 from kubesched.plugins.imagelocality import ImageLocality
 from kubesched.plugins.interpodaffinity import InterPodAffinity
 from kubesched.plugins.nodeaffinity import NodeAffinity
@@ -42,5 +44,9 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
         DefaultPreemption.name: DefaultPreemption,
         ImageLocality.name: ImageLocality,
         DefaultBinder.name: DefaultBinder,
+        GangScheduling.name: GangScheduling,
+        # scheduler-plugins' Coscheduling: not upstream's, but what users run for gangs
+        # today, so kubesched carries it (docs/gangs.md)
+        Coscheduling.name: Coscheduling,
     }
     return registry
