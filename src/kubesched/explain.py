@@ -101,6 +101,9 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
     sched = Scheduler(ReadOnlyBackend(), VirtualClock(), config)
     sched.handle.objects = cluster.objects
     sched.handle.namespaces = cluster.namespaces
+    # the pods as the pod informer would list them (gang plugins count members)
+    listed = [*cluster.running, *(p for p, _node in cluster.nominated)]
+    sched.handle.pod_lister = lambda: listed
     fwk = sched.profiles.get(target.spec.scheduler_name)
     if fwk is None:
         raise InputError(f"pod {pod_key} names schedulerName {target.spec.scheduler_name!r}, "

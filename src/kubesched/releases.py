@@ -8,9 +8,12 @@ SUPPORTED_VERSIONS: tuple[str, ...] = ("1.35", "1.36", "1.37")
 DEFAULT_VERSION = "1.37"
 
 
+def version_tuple(version: str) -> tuple[int, ...]:
+    """"1.36" → (1, 36), for comparing releases."""
+    return tuple(int(x) for x in version.split("."))
+
+
 def at_least(version: str, minimum: str) -> bool:
     """Whether release ``version`` (``X.Y``) is ``minimum`` or newer: for behaviour upstream
     changed in a release without a feature gate."""
-    major, minor = version.split(".")
-    want_major, want_minor = minimum.split(".")
-    return (int(major), int(minor)) >= (int(want_major), int(want_minor))
+    return version_tuple(version) >= version_tuple(minimum)

@@ -25,6 +25,7 @@ from kubesched.backends.base import Backend
 from kubesched.cache.cache import Cache
 from kubesched.clock import Clock
 from kubesched.config import SchedulerConfiguration, default_config
+from kubesched.config.defaults import gated_profile
 from kubesched.framework import events as ev
 from kubesched.framework.adjusted import AdjustedSnapshot, NominatedPods
 from kubesched.framework.cycle_state import CycleState
@@ -46,7 +47,7 @@ from kubesched.framework.types import (
     QueuedPodInfo,
     ScheduleResult,
 )
-from kubesched.framework.waiting import WaitingPod, WaitingPods
+from kubesched.framework.waiting import PERMIT_WAIT_MESSAGES, WaitingPod, WaitingPods
 from kubesched.queue import SchedulingQueue
 from kubesched.queue.cluster_events import le_priority_pre_check, pod_scheduling_properties_change
 
@@ -129,8 +130,10 @@ class Scheduler:
         reg = dict(registry if registry is not None else in_tree_registry())
         reg.update(self.config.out_of_tree)
         pct = self.config.percentage_of_nodes_to_score
+        features = self.config.features
         self.profiles: dict[str, Framework] = {
-            p.scheduler_name: Framework(p, reg, self.handle, pct) for p in self.config.profiles}
+            p.scheduler_name: Framework(gated_profile(p, features), reg, self.handle, pct)
+            for p in self.config.profiles}
         self.queue = SchedulingQueue(
             self.profiles, clock,
             initial_backoff=float(self.config.pod_initial_backoff_seconds),
@@ -138,6 +141,14 @@ class Scheduler:
             pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"))
         self.handle.nominated_pods = self.queue.nominated_pods_for_node
         self.handle.all_nominated_pods = self.queue.nominated_pods_by_node
+        self.handle.pod_lister = self._all_pods
+        self.handle.activator = self.queue.activate
+        # Whether a pending pod's arrival is an event some plugin waits for: a PreEnqueue or
+        # Permit plugin (the gang plugins) registered for unscheduled pods' Add. Other
+        # plugins' hints skip unscheduled pods, so the event is sent only when it can matter
+        # (on every arrival it would cost a pass over the unschedulable pods).
+        self._unscheduled_add_matters = any(
+            self._waits_for_unscheduled_add(fwk) for fwk in self.profiles.values())
         self.next_start_node_index = 0
         self.pending: dict[str, Pod] = {}  # unassigned pods this scheduler is responsible for
         # A backend that drives the core from several threads (the kube backend: informers,
@@ -176,6 +187,29 @@ class Scheduler:
         elif self.responsible_for(pod):
             self.pending[pod.uid] = pod
             self.queue.add(pod)
+            if self._unscheduled_add_matters:
+                uid = pod.uid
+                self.queue.move_all_to_active_or_backoff(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod,
+                                                         lambda p: p.uid != uid)
+
+    def _all_pods(self) -> list[Pod]:
+        """Every pod known: bound ones from the cache (assumed pods are still pending in the
+        API server's eyes) and the pending ones."""
+        bound = [st.pod for st in self.cache.pod_states.values() if not st.assumed]
+        return bound + list(self.pending.values())
+
+    @staticmethod
+    def _waits_for_unscheduled_add(fwk: Framework) -> bool:
+        waiting = {p.name for p in (*fwk.pre_enqueue, *fwk.permit)}
+        for name, events in fwk.enqueue_extensions().items():
+            if name not in waiting:
+                continue
+            for e in events:
+                ce = e.event
+                if ce.resource in (ev.Resource.POD, ev.Resource.UNSCHEDULED_POD) and \
+                        ce.action & ev.ActionType.ADD:
+                    return True
+        return False
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
         if new.spec.node_name:
@@ -264,8 +298,11 @@ class Scheduler:
         timeouts = state.read(_PERMIT_WAIT)
         if timeouts:  # parked at Permit: the binding cycle waits for the outcome
             state.delete(_PERMIT_WAIT)
+            messages = state.read(PERMIT_WAIT_MESSAGES)
+            state.delete(PERMIT_WAIT_MESSAGES)
             self.waiting.add(a, r.suggested_host, timeouts, self.clock.now(),
-                             lambda wp: self._after_wait(fwk, state, qpi, r, a, cycle, wp))
+                             lambda wp: self._after_wait(fwk, state, qpi, r, a, cycle, wp),
+                             messages)
             return True
         self._start_binding_cycle(fwk, state, qpi, r, a, cycle)
         return True
@@ -295,6 +332,15 @@ class Scheduler:
         for wp, then in done:
             then(wp)
         return bool(done)
+
+    def pre_enqueue_message(self, pod: Pod) -> str | None:
+        """Why a PreEnqueue plugin keeps ``pod`` out of the active queue, or None."""
+        qpi = self.queue.get(pod.uid)
+        fwk = self.profiles.get(pod.spec.scheduler_name)
+        if qpi is None or not qpi.gated or fwk is None:
+            return None
+        st = fwk.run_pre_enqueue(pod)
+        return None if st.is_success() else st.message()
 
     def next_waiting_deadline(self) -> float | None:
         """When a pod waiting at Permit next times out (backends wake up for it)."""

@@ -55,6 +55,7 @@ from kubesched.api.types import (
     TopologySpreadConstraint,
     Volume,
     WeightedPodAffinityTerm,
+    WorkloadRef,
 )
 from kubesched.errors import InputError
 
@@ -703,6 +704,18 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         raise _err("must be greater than or equal to 0", "spec.terminationGracePeriodSeconds",
                    grace)
     pp = s.get("preemptionPolicy")
+    workload_ref = None
+    if s.get("workloadRef") is not None:
+        wr = _dict(s["workloadRef"], "spec.workloadRef")
+        workload_ref = WorkloadRef(
+            name=_req_str(wr.get("name"), "spec.workloadRef.name"),
+            pod_group=_req_str(wr.get("podGroup"), "spec.workloadRef.podGroup"),
+            replica_key=_str(wr.get("podGroupReplicaKey"), "spec.workloadRef.podGroupReplicaKey"))
+    scheduling_group = None
+    if s.get("schedulingGroup") is not None:
+        sg = _dict(s["schedulingGroup"], "spec.schedulingGroup")
+        scheduling_group = _str(sg.get("podGroupName"), "spec.schedulingGroup.podGroupName") \
+            or None
 
     spec = PodSpec(
         node_name=_str(s.get("nodeName"), "spec.nodeName"),
@@ -729,6 +742,8 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         pod_resource_claims=tuple(pod_claims),
         host_network=host_network,
         host_users=_opt_bool(s.get("hostUsers"), "spec.hostUsers"),
+        workload_ref=workload_ref,
+        scheduling_group=scheduling_group,
     )
 
     st = _dict(d.get("status"), "status")

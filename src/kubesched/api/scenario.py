@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
 from kubesched.api.faults import KIND as FAULT_KIND
@@ -79,6 +80,9 @@ GENERIC_KINDS: dict[str, bool] = {
     "Deployment": True,
     "DaemonSet": True,
     "CronJob": True,
+    # gangs (api.gangs): PodGroup holds scheduler-plugins' and upstream's kinds alike
+    "PodGroup": True,
+    "Workload": True,
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
@@ -186,7 +190,7 @@ class _ScenarioBuilder:
         self.validate = validate
         self._node_names: set[str] = set()
         self._pod_keys: set[str] = set()
-        self._generic_keys: set[tuple[str, str, str]] = set()
+        self._generic_keys: set[tuple[str, str, str, str]] = set()
 
     # -- documents
 
@@ -309,7 +313,10 @@ class _ScenarioBuilder:
             meta = parse_meta(doc.get("metadata"), namespaced=namespaced)
         except InputError as e:
             raise locate_error(e, kind, doc, namespaced).located(file=source) from None
-        key = (kind, meta.namespace, meta.name)
+        # the group too: scheduler-plugins' and upstream's PodGroup share a kind name
+        api_version = doc.get("apiVersion")
+        group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+        key = (kind, group, meta.namespace, meta.name)
         self._check_new(key in self._generic_keys, kind, meta, source)
         self._generic_keys.add(key)
         parser = STORAGE_PARSERS.get(kind) or TYPED_PARSERS.get(kind)

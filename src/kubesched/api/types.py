@@ -277,6 +277,19 @@ class PodSpec:
     pod_resource_claims: tuple[PodResourceClaim, ...] = ()
     host_network: bool = False
     host_users: bool | None = None
+    # Gang membership in upstream's Workload API, as each release spells it: v1.35's
+    # ``spec.workloadRef`` and v1.36+'s ``spec.schedulingGroup.podGroupName``.
+    workload_ref: WorkloadRef | None = None
+    scheduling_group: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class WorkloadRef:
+    """``spec.workloadRef`` (v1.35): the Workload, its pod group and the replica key."""
+
+    name: str
+    pod_group: str
+    replica_key: str = ""
 
 
 @dataclass(slots=True)

@@ -270,6 +270,13 @@ ARGS_SCHEMAS: dict[str, Obj] = {
         "filterTimeout": Duration(),
         "bindingTimeout": Duration(),
     }),
+    # scheduler-plugins' CoschedulingArgs (apis/config/v1, the same API group as upstream's)
+    "Coscheduling": Obj({
+        **_TYPE_META,
+        "permitWaitingTimeSeconds": Int(64),
+        "podGroupBackoffSeconds": Int(64),
+        "podGroupRejectPercentage": Int(32),
+    }),
 }
 
 # Plugins with an upstream v1 ``<Name>Args`` type: they get default args when enabled.
@@ -363,6 +370,10 @@ def default_args(plugin: str, args: dict[str, Any] | None = None) -> dict[str, A
                           {"utilization": 100, "score": 0}]
     elif plugin == "NodeAffinity":
         a.setdefault("addedAffinity", None)
+    elif plugin == "Coscheduling":  # scheduler-plugins' SetDefaults_CoschedulingArgs
+        a.setdefault("permitWaitingTimeSeconds", 60)
+        a.setdefault("podGroupBackoffSeconds", 0)
+        a.setdefault("podGroupRejectPercentage", 10)
     elif plugin == "DynamicResources":
         if "filterTimeout" not in a and DRA_SCHEDULER_FILTER_TIMEOUT:
             a["filterTimeout"] = "10s"
@@ -610,7 +621,21 @@ def _validate_dynamic_resources(path: str, a: dict[str, Any]) -> list[FieldError
     return errs
 
 
+def _validate_coscheduling(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """scheduler-plugins' ValidateCoschedulingArgs, with its words."""
+    errs = []
+    for key in ("permitWaitingTimeSeconds", "podGroupBackoffSeconds"):
+        if a[key] < 0:
+            errs.append(FieldError(join_path(path, key), "must be greater than 0", a[key]))
+    pct = a["podGroupRejectPercentage"]
+    if pct < 0 or pct > 100:
+        errs.append(FieldError(join_path(path, "podGroupRejectPercentage"),
+                               "must be between 0 and 100", pct))
+    return errs
+
+
 VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[FieldError]]] = {
+    "Coscheduling": _validate_coscheduling,
     "DefaultPreemption": _validate_default_preemption,
     "InterPodAffinity": _validate_inter_pod_affinity,
     "NodeAffinity": _validate_node_affinity,

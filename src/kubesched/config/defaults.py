@@ -7,6 +7,7 @@ mergePlugins, mergePluginSet) and ``pkg/scheduler/framework/runtime/framework.go
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
@@ -19,6 +20,9 @@ from kubesched.config.types import (
     Profile,
 )
 from kubesched.errors import InputError
+from kubesched.releases import version_tuple
+
+GANG_SCHEDULING = "GangScheduling"
 
 # v1.35's getDefaultPlugins, all through MultiPoint, with Score weights, after
 # applyFeatureGates: DynamicResources right before DefaultPreemption (the
@@ -56,16 +60,37 @@ MAX_TOTAL_SCORE = (1 << 63) - 1
 MAX_NODE_SCORE = 100
 
 
+def gang_scheduling_enabled(features: FeatureGates) -> bool:
+    """Whether the default profile has GangScheduling: upstream's applyFeatureGates adds it
+    under the GangScheduling gate in v1.35 and v1.36, under GenericWorkload from v1.37 (where
+    the GangScheduling gate is gone)."""
+    if version_tuple(features.version) >= (1, 37):
+        return features.enabled("GenericWorkload")
+    return features.enabled("GangScheduling")
+
+
 def default_plugins(features: FeatureGates | None = None) -> Plugins:
     """A fresh copy of the default Plugins (everything in multiPoint), after upstream's
     ``applyFeatureGates``: NodeDeclaredFeatures is appended when its gate is on (beta-on
-    from 1.36, GA from 1.37)."""
+    from 1.36, GA from 1.37), GangScheduling when its gate is (off by default)."""
     gates = features if features is not None else DEFAULT_FEATURE_GATES
     p = Plugins()
     p.multi_point = PluginSet(enabled=[PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT])
     if gates.enabled("NodeDeclaredFeatures"):
         p.multi_point.enabled.append(PluginRef("NodeDeclaredFeatures", 0))
+    if gang_scheduling_enabled(gates):
+        p.multi_point.enabled.append(PluginRef(GANG_SCHEDULING))
     return p
+
+
+def gated_profile(profile: Profile, features: FeatureGates) -> Profile:
+    """``profile`` with its plugins merged again over the defaults of ``features`` (the
+    configuration is read before the flags choose the release and gates)."""
+    if not gang_scheduling_enabled(features):
+        return profile
+    return dataclasses.replace(profile,
+                               plugins=merge_plugins(default_plugins(features),
+                                                     profile.custom_plugins))
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:

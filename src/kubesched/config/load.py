@@ -299,6 +299,7 @@ def _build(raw: dict[str, Any], source: str, features: FeatureGates | None = Non
             percentage_of_nodes_to_score=rp.get("percentageOfNodesToScore"),
             plugins=plugins,
             plugin_config=plugin_config,
+            custom_plugins=custom,
             index=i,
             source=source,
         ))

@@ -126,6 +126,9 @@ class Profile:
     # Plugin name -> defaulted args (camelCase keys). Args of plugins without an upstream Args
     # type (out-of-tree) are kept as given.
     plugin_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The profile's own ``plugins`` before the merge over the defaults (None: none given),
+    # to merge again when the feature gates add default plugins.
+    custom_plugins: Plugins | None = field(default=None, compare=False, repr=False)
     # Where this profile came from, for error messages (not part of the configuration).
     index: int = field(default=0, compare=False, repr=False)
     source: str = field(default="<config>", compare=False, repr=False)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kubesched.clock import VirtualClock
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.framework.dra_manager import DraManager
 from kubesched.framework.snapshot import Snapshot
@@ -42,6 +43,11 @@ class Handle:
     extenders: list[Extender] = field(default_factory=list)
     # DRA allocations decided but not yet written (upstream's SharedDRAManager)
     dra: DraManager = field(default_factory=DraManager)
+    # Every pod the scheduler knows, pending (assumed ones too) or bound: upstream's pod
+    # informer lister (the Scheduler fills it in)
+    pod_lister: Callable[[], Iterable[Pod]] | None = None
+    # Moves pods to the active queue (upstream's PodActivator; the Scheduler fills it in)
+    activator: Callable[[Iterable[Pod]], None] | None = None
 
     @property
     def kubernetes_version(self) -> str:
@@ -62,6 +68,22 @@ class Handle:
             return False
         wp.reject("", "removed")
         return True
+
+    def list_pods(self) -> list[Pod]:
+        return list(self.pod_lister()) if self.pod_lister is not None else []
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Move ``pods`` to the active queue (upstream's ``Handle.Activate``)."""
+        if self.activator is not None:
+            self.activator(pods)
+
+    def creation_time(self, creation_timestamp: float | None) -> float:
+        """An object's creation time on the scheduler's clock. The simulator's objects were
+        all created before its virtual time 0, and their creationTimestamps (wall-clock
+        seconds) cannot be compared with virtual times; on a real clock they can."""
+        if isinstance(self.clock, VirtualClock) or self.clock is None:
+            return 0.0
+        return creation_timestamp if creation_timestamp is not None else self.clock.now()
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         if self.nominated_pods is None:

@@ -56,7 +56,7 @@ from kubesched.framework.observer import Observer, instrumented, status_label
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
-from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS
+from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS, PERMIT_WAIT_MESSAGES
 
 log = logging.getLogger(__name__)
 
@@ -519,6 +519,10 @@ class Framework:
                 return st, {}
             if st.code == Code.WAIT:
                 timeouts[p.name] = min(float(t), MAX_TIMEOUT_SECONDS)
+                if st.reasons:
+                    messages = state.read(PERMIT_WAIT_MESSAGES) or {}
+                    messages[p.name] = st.message()
+                    state.write(PERMIT_WAIT_MESSAGES, messages)
                 continue
             return Status(Code.ERROR,
                           (f'running Permit plugin "{p.name}": {st.message()}',), p.name), {}

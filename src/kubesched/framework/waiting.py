@@ -19,6 +19,9 @@ from kubesched.framework.status import Code, Status
 
 # upstream's maxTimeout: no plugin makes a pod wait longer
 MAX_TIMEOUT_SECONDS = 15 * 60.0
+# CycleState key: the Wait statuses' messages by plugin (RunPermitPlugins writes them, the
+# scheduler keeps them with the waiting pod so that a report can say why it waits)
+PERMIT_WAIT_MESSAGES = "kubesched.io/permit-wait-messages"
 
 
 def go_duration(seconds: float) -> str:
@@ -61,6 +64,8 @@ class WaitingPod:
     pending: dict[str, tuple[float, float]]
     _owner: WaitingPods = field(repr=False)
     status: Status | None = None  # set once allowed by all, or rejected
+    # plugin -> the message of the Wait status it returned
+    messages: dict[str, str] = field(default_factory=dict)
 
     def pending_plugins(self) -> list[str]:
         return list(self.pending)
@@ -96,9 +101,10 @@ class WaitingPods:
         self.on_outcome: dict[str, Callable[[WaitingPod], None]] = {}
 
     def add(self, pod: Pod, node: str, timeouts: dict[str, float], now: float,
-            on_outcome: Callable[[WaitingPod], None]) -> WaitingPod:
+            on_outcome: Callable[[WaitingPod], None],
+            messages: dict[str, str] | None = None) -> WaitingPod:
         pending = {name: (now + t, t) for name, t in timeouts.items()}
-        wp = WaitingPod(pod, node, pending, self)
+        wp = WaitingPod(pod, node, pending, self, messages=dict(messages or {}))
         self._pods[pod.uid] = wp
         self.on_outcome[pod.uid] = on_outcome
         return wp

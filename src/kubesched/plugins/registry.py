@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from kubesched.framework.interface import Plugin
+from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.defaultbinder import DefaultBinder
 from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.dynamicresources.plugin import DynamicResources
+from kubesched.plugins.gangscheduling import GangScheduling
 from kubesched.plugins.imagelocality import ImageLocality
 from kubesched.plugins.interpodaffinity import InterPodAffinity
 from kubesched.plugins.nodeaffinity import NodeAffinity
@@ -46,5 +48,9 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
         ImageLocality.name: ImageLocality,
         DefaultBinder.name: DefaultBinder,
         NodeDeclaredFeatures.name: NodeDeclaredFeatures,
+        GangScheduling.name: GangScheduling,
+        # scheduler-plugins' Coscheduling: not upstream's, but what users run for gangs
+        # today, so kubesched carries it (docs/gangs.md)
+        Coscheduling.name: Coscheduling,
     }
     return registry

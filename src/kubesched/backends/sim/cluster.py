@@ -163,6 +163,13 @@ class SimCluster:
         # simulate --explain: the pods whose cluster at their last failed attempt is kept
         self.explain_keys: set[str] = set()
         self.last_attempt: dict[str, tuple[Pod, ClusterState]] = {}
+        # bindings so far when the run last woke up for Permit timeouts alone
+        self._deadline_round_bound: int | None = None
+        # (bindings, virtual time) when the run last made progress (see _churning)
+        self._progress: tuple[int, float] = (0, 0.0)
+        self._longest_wait = 0.0  # the longest Permit timeout seen
+        self._spin_key: tuple[float, int, int] | None = None
+        self._spin = 0
         # --check: every binding is judged before it is applied; the first violation ends
         # the run (raised from run_until_idle: the binder turns exceptions into statuses)
         self.checker = InvariantChecker(self) if check else None
@@ -709,6 +716,13 @@ class SimCluster:
                 if wp is not None:  # the run ended (--until) while it waited
                     rec.message = (f"waiting at Permit on node {wp.node} for "
                                    f"{', '.join(sorted(wp.pending))}")
+                    why = [wp.messages[p] for p in sorted(wp.pending) if p in wp.messages]
+                    if why:
+                        rec.message += ": " + "; ".join(why)
+                elif rec.message is None and not rec.gates:
+                    # never let into the queue by a PreEnqueue plugin (a gang short of
+                    # members): its words say why
+                    rec.message = self.scheduler.pre_enqueue_message(pod)
         return SimResult(list(self.records.values()), self.utilisation(), wall,
                          self.clock.now(), dict(self.event_counts),
                          dict(self.scenario.missing_node_pods), dict(self.preemptions),
@@ -729,7 +743,7 @@ class SimCluster:
                 raise self.violation
             if series is not None:
                 series.tick()
-            if scheduled:
+            if scheduled and not self._spinning():
                 if progress is not None:
                     n = self.bound_count
                     if n != bound:
@@ -737,7 +751,8 @@ class SimCluster:
                         progress(n, total)
                 continue
             t_next = self._next_wakeup()
-            if t_next is None or self._stalled():
+            if (t_next is None or self._stalled() or self._permit_livelock(t_next)
+                    or self._churning(t_next)):
                 break
             if self.until is not None and t_next > self.until:
                 self.clock.advance_to(max(self.until, self.clock.now()))
@@ -786,6 +801,51 @@ class SimCluster:
         queue = self.scheduler.queue
         return all(self._failed_at.get(q.pod.uid) == self._changes
                    for q in (*queue.active_pods(), *queue.backoff_pods()))
+
+    def _spinning(self) -> bool:
+        """Cycles at one virtual instant that change nothing, far more of them than there are
+        pending pods: members of a gang that cannot fit rejecting each other and activating
+        each other past their backoff (a cycle takes no virtual time, so upstream's hot loop
+        would never let the clock move). Past that, the run goes on to its next wake-up."""
+        key = (self.clock.now(), self._bound, len(self._timeline))
+        if key != self._spin_key:
+            self._spin_key, self._spin = key, 0
+            return False
+        self._spin += 1
+        if self._spin <= 10 * (len(self.scheduler.pending) + 1):
+            return False
+        self._spin = 0
+        return True
+
+    def _permit_livelock(self, t_next: float) -> bool:
+        """Only Permit timeouts are left to wake up for, and the previous round of them bound
+        nothing: gang members that time out, are retried, park again and time out again
+        (each one activating its siblings, as upstream's gang plugins do) would go round for
+        ever, so the run ends, the last of them still waiting."""
+        if self._timeline or t_next != self.scheduler.next_waiting_deadline():
+            self._deadline_round_bound = None
+            return False
+        expiry = self.scheduler.queue.next_backoff_expiry()
+        if expiry is not None and expiry <= t_next:
+            return False
+        if self._deadline_round_bound == self._bound:
+            return True
+        self._deadline_round_bound = self._bound
+        return False
+
+    def _churning(self, t_next: float) -> bool:
+        """Nothing is left on the timeline and nothing has bound for longer than the longest
+        Permit wait seen plus the longest backoff, twice over: only retries remain (a gang
+        that cannot fit, rejected at PostFilter and retried after its backoff for ever, as
+        upstream would), and they cannot make room that no event brings."""
+        if self._timeline or self._bound != self._progress[0]:
+            self._progress = (self._bound, self.clock.now())
+            return False
+        for wp in self.scheduler.waiting:
+            for _deadline, t in wp.pending.values():
+                self._longest_wait = max(self._longest_wait, t)
+        horizon = 2 * (self._longest_wait + self.scheduler.config.pod_max_backoff_seconds)
+        return t_next - self._progress[1] > horizon
 
     def _timeline_due(self) -> bool:
         return bool(self._timeline) and self._timeline[0][0] <= self.clock.now()
