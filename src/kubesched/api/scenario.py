@@ -487,6 +487,16 @@ def load_scenario_text(text: str, source: str = "<string>", *,
     return loader.finish()
 
 
+def load_scenario_docs(docs: list[dict[str, Any]], source: str, *,
+                       release: str = DEFAULT_VERSION) -> Scenario:
+    """Load a scenario from objects already parsed into mappings (a trace importer's), as
+    ``load_scenario_text`` loads them from YAML; messages name ``source``."""
+    loader = _ScenarioBuilder(release)
+    for i, doc in enumerate(docs):
+        loader._add_object(doc, source, f"object {i + 1}")
+    return loader.finish()
+
+
 def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
                   strict: bool = False, validate: bool = True, admit: bool = True) -> Scenario:
     """Load the scenario made of all ``paths`` together, in order (see
