@@ -142,9 +142,8 @@ class _ScenarioBuilder:
         try:
             docs = list(yaml.load_all(text, Loader=_Loader))
         except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-            where = f"{source}:{mark.line + 1}" if mark is not None else source
-            problem = getattr(e, "problem", None) or str(e)
+            line, problem = yaml_problem(e, text)
+            where = f"{source}:{line}" if line is not None else source
             raise InputError(f"malformed YAML: {problem}", file=where) from None
         for i, doc in enumerate(docs):
             if doc is None:
@@ -357,6 +356,19 @@ class _ScenarioBuilder:
                 continue
             if spec.preemption_policy is None:
                 spec.preemption_policy = policy
+
+
+def yaml_problem(e: yaml.YAMLError, text: str) -> tuple[int | None, str]:
+    """The line (1-based, when known) and a one-line description of a YAML error. PyYAML's
+    own text spans lines; a character the reader refuses has no mark, only a position."""
+    if isinstance(e, yaml.reader.ReaderError):
+        line = text.count("\n", 0, e.position) + 1 if isinstance(e.position, int) else None
+        char = e.character
+        code = ord(char) if isinstance(char, str) else char
+        return line, f"unacceptable character #x{code:04x}: {e.reason}"
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    problem = getattr(e, "problem", None) or str(e)
+    return (mark.line + 1 if mark is not None else None), " ".join(str(problem).split())
 
 
 def _short(v: Any) -> Any:

@@ -231,6 +231,8 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
     api_version = doc.get("apiVersion")
     if api_version is None or api_version == "":
         raise InputError("is required", field="apiVersion", value=api_version)
+    if not isinstance(api_version, str):  # (a list or a mapping is not even hashable)
+        raise InputError("must be a string", field="apiVersion", value=_short(api_version))
     if api_version not in versions:
         served = ", ".join(sorted(versions))
         raise InputError(f"Kubernetes {schema.release} does not serve {kind} at this "
