@@ -628,12 +628,12 @@ def _swap_type(v: Any) -> Any:
 @st.composite
 def mutated(draw: st.DrawFn, doc: Any) -> Mutation:
     """``doc`` with one random change: a field deleted, a value's type swapped, a garbage
-    value, an unknown field added (at a mapping that is not a free-form map), or a key
-    renamed by a typo."""
+    value, an unknown field added (at a mapping that is not a free-form map), a key renamed
+    by a typo, or a key that is not a string."""
     doc = copy.deepcopy(doc)
     paths = _paths(doc)
     path = draw(st.sampled_from(paths))
-    op = draw(st.sampled_from(("delete", "swap", "garbage", "unknown", "typo")))
+    op = draw(st.sampled_from(("delete", "swap", "garbage", "unknown", "typo", "key")))
     target = _get(doc, path)
     if op == "unknown" and isinstance(target, dict) and path[-1:] not in (
             ("labels",), ("annotations",), ("nodeSelector",), ("matchLabels",),
@@ -652,6 +652,9 @@ def mutated(draw: st.DrawFn, doc: Any) -> Mutation:
     if op == "swap":
         parent[key] = _swap_type(target)
         return Mutation(doc, f"type swapped at {path}")
+    if op == "key" and isinstance(parent, dict):  # YAML allows any key; JSON only strings
+        parent[draw(st.sampled_from((1, True, None, 1.5, -0.0, 10**20)))] = parent.pop(key)
+        return Mutation(doc, f"non-string key at {path}")
     if op == "typo" and isinstance(key, str) and key:
         parent[key[:-1] + key[-1].swapcase()] = parent.pop(key)
         return Mutation(doc, f"renamed {path}")

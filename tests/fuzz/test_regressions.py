@@ -47,3 +47,61 @@ def test_a_plugin_no_registry_has_is_refused_with_its_field() -> None:
         SimCluster(load_scenario_text(""), config)
     assert info.value.field == "profiles[0].plugins.preEnqueue.enabled[0]"
     assert info.value.file == "c.yaml"
+
+
+@pytest.mark.parametrize("where", [
+    "metadata: {name: p, annotations: {1: x}}",
+    "metadata: {name: p, labels: {1: x}}",
+    "metadata: {name: p, labels: {true: x}}",
+    "metadata: {name: p}\nspec: {nodeSelector: {1.5: x}, containers: [{name: c}]}",
+])
+def test_mapping_keys_that_are_numbers_or_booleans_become_strings(where: str) -> None:
+    # was: AttributeError ('int' object has no attribute 'lower' / 'split') in validation;
+    # kubectl's YAML → JSON makes such keys strings
+    text = f"apiVersion: v1\nkind: Pod\n{where}\n"
+    if "spec:" not in where:
+        text += "spec: {containers: [{name: c}]}\n"
+    pod = load_scenario_text(text).pods[0]
+    keys = [*pod.metadata.annotations, *pod.metadata.labels, *pod.spec.node_selector]
+    assert all(isinstance(k, str) for k in keys)
+    assert set(keys) & {"1", "true", "1.5"}
+
+
+def test_a_null_mapping_key_is_bad_input() -> None:
+    err = _refused("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
+                   "status: {capacity: {null: 1}}\n")
+    assert "unsupported map key" in err.message and err.file == "f.yaml:4"
+
+
+@pytest.mark.parametrize(("name", "detail"), [
+    ("gpu", "must be a standard resource for containers"),
+    ("requests.cpu", "must be a standard resource for containers"),
+    ("requests.example.com/gpu", "doesn't follow extended resource name standard"),
+])
+def test_container_resource_names_as_the_api_server_checks_them(name: str, detail: str
+                                                                 ) -> None:
+    # was: accepted, the request counted against nothing (or an unknown resource)
+    res = f"{{requests: {{{name}: 1}}, limits: {{{name}: 1}}}}"
+    err = _refused("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: "
+                   f"[{{name: c, resources: {res}}}]}}\n")
+    assert err.field == f"spec.containers[0].resources.limits[{name}]"
+    assert detail in err.message
+
+
+@pytest.mark.parametrize(("field", "value", "bits"), [
+    ("topologySpreadConstraints[0].minDomains", 10**11, 32),
+    ("topologySpreadConstraints[0].maxSkew", 10**23, 32),
+    ("terminationGracePeriodSeconds", 10**23, 64),
+])
+def test_integers_beyond_their_go_type_are_bad_input(field: str, value: int, bits: int) -> None:
+    # was: accepted (the API server cannot even decode them)
+    spread = ("topologySpreadConstraints: [{maxSkew: %s, topologyKey: k, minDomains: %s, "
+              "whenUnsatisfiable: DoNotSchedule}], ")
+    skew = value if field.endswith("maxSkew") else 1
+    domains = value if field.endswith("minDomains") else 1
+    grace = value if field.startswith("termination") else 30
+    err = _refused("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {"
+                   + spread % (skew, domains)
+                   + f"terminationGracePeriodSeconds: {grace}, containers: [{{name: c}}]}}\n")
+    assert err.field == f"spec.{field}"
+    assert f"int{bits}" in err.message

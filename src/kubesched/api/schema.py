@@ -54,6 +54,7 @@ class Shape:
     values: Shape | None = None  # additionalProperties as a schema: a map's values
     items: Shape | None = None
     nullable: bool = True
+    bits: int = 0  # an integer's format (int32, int64): Go's decoding refuses the others
 
 
 ANY = Shape()
@@ -93,6 +94,7 @@ def _fill(shape: Shape, node: Mapping[str, Any], schema: ReleaseSchema) -> None:
         target = schema._compile_ref(ref.rsplit("/", 1)[-1])
         shape.types, shape.props, shape.closed = target.types, target.props, target.closed
         shape.values, shape.items, shape.nullable = target.values, target.items, target.nullable
+        shape.bits = target.bits
         return
     alternatives = node.get("oneOf") or node.get("anyOf")
     if alternatives:  # IntOrString, Quantity: the union of the alternatives' types
@@ -110,6 +112,9 @@ def _fill(shape: Shape, node: Mapping[str, Any], schema: ReleaseSchema) -> None:
         ts = [t] if isinstance(t, str) else list(t)
         shape.nullable = "null" in ts
         shape.types = tuple(x for x in ts if x != "null")
+        fmt = node.get("format")
+        if shape.types == ("integer",) and fmt in ("int32", "int64"):
+            shape.bits = int(fmt[3:])
     if node.get(_PRESERVE):
         return
     props = node.get("properties")
@@ -288,7 +293,7 @@ def _clean(value: Any, shape: Shape) -> bool:
         if items.types == ("string",) and not items.props:
             return all(type(v) is str for v in value)
         return all(_clean(v, items) for v in value)
-    return True
+    return not shape.bits or _int_fits(value, shape.bits)
 
 
 def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
@@ -299,6 +304,9 @@ def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
     if shape.types and not _type_ok(value, shape.types):
         want = " or ".join(_TYPE_WORDS.get(t, t) for t in shape.types)
         raise InputError(f"must be {want}", field=path, value=_short(value))
+    if shape.bits and not _int_fits(value, shape.bits):
+        raise InputError(f"cannot unmarshal number {value} into a field of type "
+                         f"int{shape.bits}", field=path, value=_short(value))
     if isinstance(value, dict):
         props, closed, values = shape.props, shape.closed, shape.values
         for key, sub_value in value.items():
@@ -319,6 +327,11 @@ def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
             return
         for i, v in enumerate(value):
             _walk(v, items, f"{path}[{i}]", unknown)
+
+
+def _int_fits(value: int, bits: int) -> bool:
+    limit = 1 << (bits - 1)
+    return -limit <= value < limit
 
 
 @functools.lru_cache(maxsize=64)
