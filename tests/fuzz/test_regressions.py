@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from click.testing import CliRunner
 
 from kubesched.api.scenario import load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
+from kubesched.cli import main
 from kubesched.config import load_config
 from kubesched.config.load import parse_yaml_documents
 from kubesched.errors import InputError
 
 CONFIG = "kubescheduler.config.k8s.io/v1"
+NODE_AND_POD = ("apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n"
+                "status: {capacity: {cpu: '2', memory: 4Gi, pods: '10'}}\n---\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                "spec: {containers: [{name: c}]}\n")
 
 
 def _refused(text: str) -> InputError:
@@ -105,3 +113,24 @@ def test_integers_beyond_their_go_type_are_bad_input(field: str, value: int, bit
                    + f"terminationGracePeriodSeconds: {grace}, containers: [{{name: c}}]}}\n")
     assert err.field == f"spec.{field}"
     assert f"int{bits}" in err.message
+
+
+def test_until_nan_is_bad_usage(tmp_path: Path) -> None:
+    # was: accepted (FloatRange lets nan through) and meaning no bound at all
+    scen = tmp_path / "s.yaml"
+    scen.write_text(NODE_AND_POD)
+    result = CliRunner().invoke(main, ["simulate", str(scen), "--until", "nan"])
+    assert result.exit_code == 2
+    assert "--until" in result.output
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_placements_write_that_fails_late_is_one_line_not_an_internal_error(
+        tmp_path: Path) -> None:
+    # was: "error: internal error: OSError ..." (a bug report asked for a full disk)
+    scen = tmp_path / "s.yaml"
+    scen.write_text(NODE_AND_POD)
+    result = CliRunner().invoke(main, ["simulate", str(scen), "--placements", "/dev/full"])
+    assert result.exit_code == 1
+    assert "internal error" not in result.output
+    assert "--placements /dev/full" in result.output
