@@ -377,6 +377,16 @@ def pods(draw: st.DrawFn, j: int, n_nodes: int, classes: list[str],
         spec["schedulerName"] = draw(st.sampled_from((*PROFILE_NAMES, "other")))
     if draw(st.integers(0, 9)) == 0:
         spec["overhead"] = {"cpu": "10m"}
+    if ns == "default" and draw(st.integers(0, 3)) == 0:
+        spec["volumes"] = [{"name": f"v{k}", "persistentVolumeClaim": {"claimName": c}}
+                           for k, c in enumerate(draw(st.lists(st.sampled_from(CLAIMS),
+                                                               min_size=1, max_size=2,
+                                                               unique=True)))]
+    if draw(st.integers(0, 15)) == 0:
+        spec["hostNetwork"] = True
+        for c in (*spec["containers"], *spec.get("initContainers", ())):
+            for port in c.get("ports", ()):
+                port["hostPort"] = port["containerPort"]
     if draw(st.integers(0, 9)) == 0:
         spec["resources"] = {"requests": {"cpu": "200m"}, "limits": {"cpu": "2"}}
     doc: Doc = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
@@ -422,6 +432,58 @@ def pdbs(draw: st.DrawFn, i: int) -> Doc:
         doc["status"] = {"disruptionsAllowed": draw(st.integers(0, 2)),
                          "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
     return doc
+
+
+# ------------------------------------------------------------------ storage
+
+CLAIMS = ("c0", "c1", "c2")
+
+
+@st.composite
+def storage(draw: st.DrawFn, n_nodes: int) -> list[Doc]:
+    """StorageClasses (WaitForFirstConsumer or Immediate, provisioned or not), local
+    PersistentVolumes pinned to a node, and claims in ``default``: unbound, or bound to a
+    volume (both sides, as a cluster at rest has them)."""
+    docs: list[Doc] = []
+    for name, provisioner in (("fast", "example.com/csi"),
+                              ("local", "kubernetes.io/no-provisioner")):
+        docs.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                     "metadata": {"name": name}, "provisioner": provisioner,
+                     "volumeBindingMode": draw(st.sampled_from(("WaitForFirstConsumer",
+                                                                "Immediate")))})
+    for i in range(draw(st.integers(0, 3))):
+        pv: Doc = {"apiVersion": "v1", "kind": "PersistentVolume",
+                   "metadata": {"name": f"pv{i}"},
+                   "spec": {"capacity": {"storage": draw(st.sampled_from(("1Gi", "10Gi")))},
+                            "accessModes": [draw(st.sampled_from(("ReadWriteOnce",
+                                                                  "ReadWriteOncePod",
+                                                                  "ReadOnlyMany")))],
+                            "storageClassName": "local", "local": {"path": f"/d{i}"}}}
+        if n_nodes:
+            pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{
+                "matchExpressions": [{"key": HOSTNAME, "operator": "In",
+                                      "values": [f"n{draw(st.integers(0, n_nodes - 1))}"]}]}]}}
+        docs.append(pv)
+    pvs = [d for d in docs if d["kind"] == "PersistentVolume"]
+    for name in CLAIMS:
+        if not draw(st.booleans()):
+            continue
+        pvc: Doc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                    "metadata": {"name": name, "namespace": "default"},
+                    "spec": {"accessModes": ["ReadWriteOnce"],
+                             "storageClassName": draw(st.sampled_from(("local", "fast"))),
+                             "resources": {"requests": {"storage": "1Gi"}}}}
+        free = [pv for pv in pvs if "claimRef" not in pv["spec"]]
+        if free and draw(st.booleans()):
+            pv = draw(st.sampled_from(free))
+            pv["spec"]["claimRef"] = {"namespace": "default", "name": name}
+            pv["status"] = {"phase": "Bound"}
+            pvc["spec"]["storageClassName"] = "local"
+            pvc["spec"]["volumeName"] = pv["metadata"]["name"]
+            pvc["status"] = {"phase": "Bound", "accessModes": pv["spec"]["accessModes"],
+                             "capacity": pv["spec"]["capacity"]}
+        docs.append(pvc)
+    return docs
 
 
 # ------------------------------------------------------------------ configurations
@@ -572,6 +634,8 @@ def scenarios(draw: st.DrawFn, *, with_config: bool = True,
                  for j in range(draw(st.integers(0, max_pods)))]
     out.timed = info.timed
     out.docs += [draw(pdbs(i)) for i in range(draw(st.integers(0, 2)))]
+    if draw(st.booleans()):
+        out.docs += draw(storage(n_nodes))
     if with_config and draw(st.integers(0, 2)) == 0:
         out.docs.append(draw(configs()))
     return out
