@@ -231,7 +231,7 @@ def resource_list(draw: st.DrawFn, *, node: bool) -> Doc:
             "cpu": draw(quantities()) if wild else str(draw(st.sampled_from((4, 8, 2, 1)))),
             "memory": draw(quantities()) if wild else draw(st.sampled_from(("16Gi", "4Gi",
                                                                            "2Gi"))),
-            "pods": str(draw(st.sampled_from((110, 5, 2, 0)))) if not wild else
+            "pods": str(draw(st.sampled_from((110, 110, 110, 5, 2, 0)))) if not wild else
             str(draw(st.integers(0, 1000))),
         }
         if draw(st.integers(0, 5)):
@@ -268,12 +268,12 @@ def nodes(draw: st.DrawFn, i: int) -> Doc:
     taints = draw(st.lists(st.tuples(st.sampled_from(TAINT_KEYS), st.sampled_from(EFFECTS),
                                      st.sampled_from(("x", "y", ""))),
                            max_size=2, unique_by=lambda t: (t[0], t[1])))
-    if draw(st.booleans()):
+    if draw(st.integers(0, 2)):
         taints = []
     if taints:
         spec["taints"] = [{"key": k, "effect": e, **({"value": v} if v else {})}
                           for k, e, v in taints]
-    if draw(st.integers(0, 7)) == 0:
+    if draw(st.integers(0, 11)) == 0:
         spec["unschedulable"] = True
     status: Doc = {"capacity": draw(resource_list(node=True))}
     if draw(st.integers(0, 5)) == 0:
@@ -361,7 +361,7 @@ def pods(draw: st.DrawFn, j: int, n_nodes: int, classes: list[str],
     if draw(st.integers(0, 2)) == 0:
         spec["tolerations"] = draw(st.lists(tolerations(), min_size=1, max_size=2))
     prio = draw(st.integers(0, 11))
-    if prio == 1:
+    if prio in (1, 4, 5):
         spec["priority"] = draw(st.sampled_from((0, 10, 1000, -5, 2**31 - 1)))
     elif prio == 2 and classes:
         spec["priorityClassName"] = draw(st.sampled_from(classes))
