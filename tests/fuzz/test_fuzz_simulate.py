@@ -9,7 +9,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz.strategies import ScenarioDraw, configs, scenarios
+from fuzz.strategies import ScenarioDraw, configs, mutated, scenarios
 from kubesched.api.scenario import Scenario, load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import SchedulerConfiguration, default_config, load_config
@@ -99,3 +99,17 @@ def test_explain_answers_for_any_pending_pod(data: st.DataObject, draw: Scenario
     assert set(out["selected"]) <= feasible
     assert (out["message"] is None) == bool(feasible)
     assert bool(out["selected"]) == bool(feasible)
+
+
+@given(st.data(), scenarios(max_nodes=5, max_pods=12))
+def test_mutated_scenarios_that_load_simulate_to_the_end(data: st.DataObject,
+                                                         draw: ScenarioDraw) -> None:
+    # what a mutation leaves loadable is an odd but valid object: the simulator must cope
+    docs = list(draw.docs)
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(docs) - 1))
+        docs[i] = data.draw(mutated(docs[i])).doc
+    mutant = ScenarioDraw(docs, timed=True)  # a mutation may make up an arrival or duration
+    loaded = _load(mutant)
+    if loaded is not None:
+        _simulate(*loaded, 0, mutant.timed)

@@ -134,3 +134,29 @@ def test_a_placements_write_that_fails_late_is_one_line_not_an_internal_error(
     assert result.exit_code == 1
     assert "internal error" not in result.output
     assert "--placements /dev/full" in result.output
+
+
+@pytest.mark.parametrize(("spec", "field"), [
+    ("containers: [{name: c, ports: [null]}]", "spec.containers[0].ports[0].containerPort"),
+    ("containers: [null]", "spec.containers[0].name"),
+    ("containers: [{name: c}], tolerations: [null]", "spec.tolerations[0].operator"),
+    ("containers: [{name: c}], topologySpreadConstraints: [null]",
+     "spec.topologySpreadConstraints[0].maxSkew"),
+    ("containers: [{name: c}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuring"
+     "Execution: [{topologyKey: k, namespaces: [null]}]}}",
+     "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+     ".namespaces[0]"),
+])
+def test_null_list_items_are_judged_as_the_zero_value_go_decodes(spec: str, field: str
+                                                                   ) -> None:
+    # was: AttributeError / TypeError in validation (None where a mapping or string was
+    # expected); the API server decodes null into the zero value and validates that
+    err = _refused(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{{spec}}}\n")
+    assert err.field == field
+
+
+def test_null_map_values_are_empty_strings() -> None:
+    pod = load_scenario_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                             "spec: {nodeSelector: {disk: null}, containers: [{name: c}]}\n"
+                             ).pods[0]
+    assert pod.spec.node_selector == {"disk": ""}

@@ -273,13 +273,13 @@ def _clean(value: Any, shape: Shape) -> bool:
         if values is not None and not props:
             if values.types == ("string",):  # labels, annotations, nodeSelector
                 return all(type(v) is str for v in value.values())
-            return all(_clean(v, values) for v in value.values())
+            return all(v is not None and _clean(v, values) for v in value.values())
         closed = shape.closed
         for key, sub_value in value.items():
             sub = props.get(key)
             if sub is None:
                 if values is not None:
-                    if not _clean(sub_value, values):
+                    if sub_value is None or not _clean(sub_value, values):
                         return False
                 elif closed:
                     return False
@@ -292,8 +292,26 @@ def _clean(value: Any, shape: Shape) -> bool:
             return True
         if items.types == ("string",) and not items.props:
             return all(type(v) is str for v in value)
-        return all(_clean(v, items) for v in value)
+        return all(v is not None and _clean(v, items) for v in value)
     return not shape.bits or _int_fits(value, shape.bits)
+
+
+def _zero(shape: Shape) -> Any:
+    """What Go's JSON decoding leaves for a null list item or map value: the type's zero
+    value (an IntOrString or a Quantity: 0), which validation then judges as it would the
+    API server's. None when the shape has no type."""
+    types = shape.types
+    if shape.props or "object" in types:
+        return {}
+    if "array" in types:
+        return []
+    if "integer" in types or "number" in types:
+        return 0
+    if "string" in types:
+        return ""
+    if "boolean" in types:
+        return False
+    return None
 
 
 def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
@@ -313,6 +331,8 @@ def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
             sub = props.get(key) if isinstance(key, str) else None
             if sub is None:
                 if values is not None:
+                    if sub_value is None:
+                        sub_value = value[key] = _zero(values)
                     _walk(sub_value, values, f"{path}[{key}]", unknown)
                 elif closed:
                     unknown.append(f"{path}.{key}")
@@ -322,10 +342,14 @@ def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
         items = shape.items
         if items.types == ("string",) and not items.props:  # lists of strings: a fast path
             for i, v in enumerate(value):
-                if not isinstance(v, str):
+                if v is None:
+                    value[i] = ""
+                elif not isinstance(v, str):
                     _walk(v, items, f"{path}[{i}]", unknown)
             return
         for i, v in enumerate(value):
+            if v is None:
+                v = value[i] = _zero(items)
             _walk(v, items, f"{path}[{i}]", unknown)
 
 
