@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from importlib import resources
@@ -74,6 +75,10 @@ class _Commands(click.Group):
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (| head): nothing left to say
             sys.exit(1)
+        except OSError as err:  # the machine's failure (a full disk), not kubesched's
+            where = f"{err.filename}: " if err.filename else ""
+            click.echo(f"error: {where}{err.strerror or err}", err=True)
+            sys.exit(1)
         except Exception as err:
             if os.environ.get("KUBESCHED_DEBUG"):
                 raise
@@ -81,6 +86,13 @@ class _Commands(click.Group):
                        "report it; KUBESCHED_DEBUG=1 shows the traceback)", err=True)
             sys.exit(1)
         return None
+
+
+def _not_nan(ctx: click.Context, param: click.Parameter, value: float | None
+             ) -> float | None:
+    if value is not None and math.isnan(value):  # FloatRange lets nan through
+        raise click.BadParameter("must be a number of seconds", ctx, param)
+    return value
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -107,7 +119,7 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
                    "against the cluster at its last attempt (repeatable).")
 @click.option("--top", type=click.IntRange(min=1), metavar="N",
               help="With --explain: the N best nodes; the rest grouped by verdict.")
-@click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS",
+@click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS", callback=_not_nan,
               help="Stop at this virtual time (pods still pending then are reported so).")
 @click.option("--report", "report_path", metavar="PATH.html",
               help="Write a self-contained HTML report: pods, utilisation and pending "
@@ -184,7 +196,12 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         if placements_path == "-":
             sys.stdout.write(lines)
         else:
-            Path(placements_path).write_text(lines)
+            try:
+                Path(placements_path).write_text(lines)
+            except OSError as err:  # (checked before the run; a full disk shows only now)
+                click.echo(f"error: --placements {placements_path}: {err.strerror or err}",
+                           err=True)
+                sys.exit(1)
     if state_path:
         from kubesched.backends.sim.state import write_state
 

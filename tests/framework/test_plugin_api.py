@@ -142,4 +142,4 @@ def test_cli_plugin_flag_on_simulate_and_explain(tmp_path: Path):
     assert res.exit_code == 0 and '"PreferRackB": 100' in res.output
     res = CliRunner().invoke(main, ["simulate", str(scen)])
     assert res.exit_code == 2
-    assert 'plugin "PreferRackB" does not exist' in res.output
+    assert '"PreferRackB" does not exist' in res.output

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
@@ -52,9 +53,67 @@ from kubesched.errors import InputError
 from kubesched.releases import DEFAULT_VERSION
 
 try:
-    _Loader: Any = yaml.CSafeLoader
+    _BaseLoader: Any = yaml.CSafeLoader
 except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]  # (chosen at import time)
+    """YAML as kubectl turns it into JSON (sigs.k8s.io/yaml) before the API server sees it:
+    mapping keys that are numbers or booleans become strings (``labels: {1: x}`` is the
+    label "1"); any other key (null, a date) is refused, as there."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        if all(type(k) is str for k in mapping):
+            return mapping
+        out: dict[Any, Any] = {}
+        for k, v in mapping.items():
+            key = _json_key(k)
+            if key is None:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark,
+                    f"unsupported map key {k!r} (JSON keys are strings)", node.start_mark)
+            out[key] = v
+        return out
+
+
+def _json_key(k: Any) -> str | None:
+    """sigs.k8s.io/yaml's string for a non-string mapping key, or None where it refuses."""
+    if type(k) is str:
+        return k
+    if type(k) is bool:
+        return "true" if k else "false"
+    if type(k) is int:
+        return str(k)
+    if type(k) is float:
+        return _go_float32_text(k)
+    return None
+
+
+def _go_float32_text(f: float) -> str:
+    """Go's ``strconv.FormatFloat(f, 'g', -1, 32)`` (with YAML's spellings of the
+    non-finite values), which sigs.k8s.io/yaml uses for float keys."""
+    if math.isnan(f):
+        return ".nan"
+    if math.isinf(f):
+        return ".inf" if f > 0 else "-.inf"
+    sci = np.format_float_scientific(np.float32(f), unique=True, trim="-")
+    mantissa, exp_text = sci.split("e")
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "")
+    if digits.strip("0") == "":
+        return sign + "0"
+    exp = int(exp_text)
+    if exp < -4 or exp >= 6:  # (with the shortest precision, Go decides at 6 digits)
+        frac = f".{digits[1:]}" if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{frac}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    point = exp + 1
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
 
 CONFIG_KIND = "KubeSchedulerConfiguration"
 CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -198,9 +257,8 @@ class _ScenarioBuilder:
         try:
             docs = list(yaml.load_all(text, Loader=_Loader))
         except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-            where = f"{source}:{mark.line + 1}" if mark is not None else source
-            problem = getattr(e, "problem", None) or str(e)
+            line, problem = yaml_problem(e, text)
+            where = f"{source}:{line}" if line is not None else source
             raise InputError(f"malformed YAML: {problem}", file=where) from None
         for i, doc in enumerate(docs):
             if doc is None:
@@ -468,6 +526,19 @@ def default_toleration_seconds(pod: Pod) -> None:
                                    (TAINT_NODE_UNREACHABLE, unreachable)) if not has)
     if added:
         pod.spec.tolerations = (*pod.spec.tolerations, *added)
+
+
+def yaml_problem(e: yaml.YAMLError, text: str) -> tuple[int | None, str]:
+    """The line (1-based, when known) and a one-line description of a YAML error. PyYAML's
+    own text spans lines; a character the reader refuses has no mark, only a position."""
+    if isinstance(e, yaml.reader.ReaderError):
+        line = text.count("\n", 0, e.position) + 1 if isinstance(e.position, int) else None
+        char = e.character
+        code = ord(char) if isinstance(char, str) else char
+        return line, f"unacceptable character #x{code:04x}: {e.reason}"
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    problem = getattr(e, "problem", None) or str(e)
+    return (mark.line + 1 if mark is not None else None), " ".join(str(problem).split())
 
 
 def _short(v: Any) -> Any:

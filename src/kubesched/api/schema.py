@@ -54,6 +54,7 @@ class Shape:
     values: Shape | None = None  # additionalProperties as a schema: a map's values
     items: Shape | None = None
     nullable: bool = True
+    bits: int = 0  # an integer's format (int32, int64): Go's decoding refuses the others
 
 
 ANY = Shape()
@@ -93,6 +94,7 @@ def _fill(shape: Shape, node: Mapping[str, Any], schema: ReleaseSchema) -> None:
         target = schema._compile_ref(ref.rsplit("/", 1)[-1])
         shape.types, shape.props, shape.closed = target.types, target.props, target.closed
         shape.values, shape.items, shape.nullable = target.values, target.items, target.nullable
+        shape.bits = target.bits
         return
     alternatives = node.get("oneOf") or node.get("anyOf")
     if alternatives:  # IntOrString, Quantity: the union of the alternatives' types
@@ -110,6 +112,9 @@ def _fill(shape: Shape, node: Mapping[str, Any], schema: ReleaseSchema) -> None:
         ts = [t] if isinstance(t, str) else list(t)
         shape.nullable = "null" in ts
         shape.types = tuple(x for x in ts if x != "null")
+        fmt = node.get("format")
+        if shape.types == ("integer",) and fmt in ("int32", "int64"):
+            shape.bits = int(fmt[3:])
     if node.get(_PRESERVE):
         return
     props = node.get("properties")
@@ -231,6 +236,8 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
     api_version = doc.get("apiVersion")
     if api_version is None or api_version == "":
         raise InputError("is required", field="apiVersion", value=api_version)
+    if not isinstance(api_version, str):  # (a list or a mapping is not even hashable)
+        raise InputError("must be a string", field="apiVersion", value=_short(api_version))
     if api_version not in versions:
         served = ", ".join(sorted(versions))
         raise InputError(f"Kubernetes {schema.release} does not serve {kind} at this "
@@ -266,13 +273,13 @@ def _clean(value: Any, shape: Shape) -> bool:
         if values is not None and not props:
             if values.types == ("string",):  # labels, annotations, nodeSelector
                 return all(type(v) is str for v in value.values())
-            return all(_clean(v, values) for v in value.values())
+            return all(v is not None and _clean(v, values) for v in value.values())
         closed = shape.closed
         for key, sub_value in value.items():
             sub = props.get(key)
             if sub is None:
                 if values is not None:
-                    if not _clean(sub_value, values):
+                    if sub_value is None or not _clean(sub_value, values):
                         return False
                 elif closed:
                     return False
@@ -285,8 +292,26 @@ def _clean(value: Any, shape: Shape) -> bool:
             return True
         if items.types == ("string",) and not items.props:
             return all(type(v) is str for v in value)
-        return all(_clean(v, items) for v in value)
-    return True
+        return all(v is not None and _clean(v, items) for v in value)
+    return not shape.bits or _int_fits(value, shape.bits)
+
+
+def _zero(shape: Shape) -> Any:
+    """What Go's JSON decoding leaves for a null list item or map value: the type's zero
+    value (an IntOrString or a Quantity: 0), which validation then judges as it would the
+    API server's. None when the shape has no type."""
+    types = shape.types
+    if shape.props or "object" in types:
+        return {}
+    if "array" in types:
+        return []
+    if "integer" in types or "number" in types:
+        return 0
+    if "string" in types:
+        return ""
+    if "boolean" in types:
+        return False
+    return None
 
 
 def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
@@ -297,12 +322,17 @@ def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
     if shape.types and not _type_ok(value, shape.types):
         want = " or ".join(_TYPE_WORDS.get(t, t) for t in shape.types)
         raise InputError(f"must be {want}", field=path, value=_short(value))
+    if shape.bits and not _int_fits(value, shape.bits):
+        raise InputError(f"cannot unmarshal number {value} into a field of type "
+                         f"int{shape.bits}", field=path, value=_short(value))
     if isinstance(value, dict):
         props, closed, values = shape.props, shape.closed, shape.values
         for key, sub_value in value.items():
             sub = props.get(key) if isinstance(key, str) else None
             if sub is None:
                 if values is not None:
+                    if sub_value is None:
+                        sub_value = value[key] = _zero(values)
                     _walk(sub_value, values, f"{path}[{key}]", unknown)
                 elif closed:
                     unknown.append(f"{path}.{key}")
@@ -312,11 +342,20 @@ def _walk(value: Any, shape: Shape, path: str, unknown: list[str]) -> None:
         items = shape.items
         if items.types == ("string",) and not items.props:  # lists of strings: a fast path
             for i, v in enumerate(value):
-                if not isinstance(v, str):
+                if v is None:
+                    value[i] = ""
+                elif not isinstance(v, str):
                     _walk(v, items, f"{path}[{i}]", unknown)
             return
         for i, v in enumerate(value):
+            if v is None:
+                v = value[i] = _zero(items)
             _walk(v, items, f"{path}[{i}]", unknown)
+
+
+def _int_fits(value: int, bits: int) -> bool:
+    limit = 1 << (bits - 1)
+    return -limit <= value < limit
 
 
 @functools.lru_cache(maxsize=64)

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from kubesched.api.scenario import yaml_problem
 from kubesched.api.validation import qualified_name_errors
 from kubesched.config import args as argsmod
 from kubesched.config.args import (
@@ -204,8 +205,12 @@ def parse_yaml_documents(text: str, source: str) -> list[Any]:
         return [d for d in yaml.load_all(text, Loader=_StrictLoader) if d is not None]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(e, "problem", None) or str(e)
+        if mark is not None:
+            where = f" (line {mark.line + 1}, column {mark.column + 1})"
+            problem = " ".join(str(getattr(e, "problem", None) or e).split())
+        else:
+            line, problem = yaml_problem(e, text)
+            where = f" (line {line})" if line is not None else ""
         raise InputError(f"invalid YAML{where}: {problem}", file=source) from None
 
 

@@ -155,7 +155,9 @@ class Framework:
                                  obj=f"profile {self.profile_name}")
             return implements(cls, point)
 
-        plan = expand_plugins(profile, impl)
+        # ``known`` first, so that a name no registry has is refused with its field path
+        plan = expand_plugins(profile, impl,
+                              known=lambda n: n in registry or n in NOT_YET_IMPLEMENTED)
         instances: dict[str, Plugin] = {}
 
         def get(name: str) -> Plugin:

@@ -37,6 +37,7 @@ NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 # resources whose quantities may be fractional (IsIntegerResourceName is false for them)
 _FRACTIONAL = ("cpu", "memory", "ephemeral-storage", "storage")
 _NATIVE_PREFIXES = ("kubernetes.io/", "requests.")
+_STANDARD_CONTAINER = ("cpu", "memory", "ephemeral-storage")
 
 
 def int32(path: str, value: Any) -> None:
@@ -124,6 +125,17 @@ def _resource_name(name: str, path: str) -> None:
     first(qualified_name_errors(name), path, name)
 
 
+def _container_resource_name(name: str, path: str) -> None:
+    """validateContainerResourceName: without a domain only the standard resources (an
+    unknown one such as ``gpu`` would silently request nothing); with one, a native
+    (kubernetes.io) or an extended resource name."""
+    if "/" not in name:
+        if name not in _STANDARD_CONTAINER and not name.startswith("hugepages-"):
+            invalid(path, name, "must be a standard resource for containers")
+    elif "kubernetes.io/" not in name and not is_extended_resource(name):
+        invalid(path, name, "doesn't follow extended resource name standard")
+
+
 def validate_resource_list(resources: Mapping[str, Any] | None, path: str) -> None:
     from kubesched.api.quantity import parse_quantity
 
@@ -145,6 +157,10 @@ def validate_requirements(res: Mapping[str, Any], path: str, *, pod_level: bool 
     limits = res.get("limits") or {}
     validate_resource_list(limits, f"{path}.limits")
     validate_resource_list(requests, f"{path}.requests")
+    if not pod_level:
+        for field, names in (("limits", limits), ("requests", requests)):
+            for name in names:
+                _container_resource_name(name, f"{path}.{field}[{name}]")
     if pod_level:
         for name in (*requests, *limits):
             if name not in ("cpu", "memory") and not name.startswith("hugepages-"):
