@@ -227,7 +227,7 @@ class Workload:
     zones: tuple[str, ...] = ()  # labelNodePrepareStrategy values for the zone label
     churn: ChurnOp | None = None
     threshold: float = 0.0  # upstream's CI threshold (0: none)
-    target: float = 0.0  # issue 5's own bar beyond the threshold (0: none)
+    target: float = 0.0  # the project's own bar beyond the threshold (0: none)
     percentage_of_nodes_to_score: int | None = None  # None: the default configuration's
     needs_preemption: bool = False  # meaningless without DefaultPreemption
     upstream: bool = True  # False: a size defined here, not in scheduler_perf's configs
@@ -320,7 +320,7 @@ def _all() -> list[Workload]:
                                                (5000, 1000, 10000, 680, "5000Nodes_10000Pods")):
         w.append(_simple(f"SchedulingBasic/{suffix}", nodes, init, measured, "pod-default",
                          threshold=thr, target=2000 if thr else 0))
-    # upstream's 50 000-pod size (threshold 810): issue 5's memory bound (5000 nodes, 50 000
+    # upstream's 50 000-pod size (threshold 810): the memory bound (5000 nodes, 50 000
     # pods under 1.5 GiB); extra, to keep a full run within its 15 minutes
     w.append(_simple("SchedulingBasic/5000Nodes_50000Pods", 5000, 5000, 50000, "pod-default",
                      threshold=810, extra=True))

@@ -1,1 +1,1 @@
-"""Research tools: GPU-trace import, GPU sharing and the FGD paper's policies (issue 13)."""
+"""Research tools: GPU-trace import, GPU sharing and the FGD paper's policies."""
