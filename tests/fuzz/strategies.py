@@ -619,6 +619,41 @@ class ScenarioDraw:
 
 
 @st.composite
+def faults(draw: st.DrawFn, i: int, node_names: list[str], pod_keys: list[str]) -> Doc:
+    """A ``kind: Fault`` of the scenario (docs/faults.md), naming its own nodes and pods."""
+    actions = ["BindError", "BindConflict"]
+    if node_names:
+        actions += ["DeleteNode", "NodeNotReady", "NodeReady"]
+    if pod_keys:
+        actions.append("DeletePod")
+    action = draw(st.sampled_from(actions))
+    spec: Doc = {"at": draw(st.sampled_from((0, 0.5, 1, 5, 30, 400))), "action": action}
+    node = st.sampled_from(node_names) if node_names else st.nothing()
+    pod = st.sampled_from(pod_keys) if pod_keys else st.nothing()
+    if action in ("DeleteNode", "NodeNotReady", "NodeReady"):
+        spec["node"] = draw(node)
+    elif action == "DeletePod":
+        spec["pod"] = draw(pod)
+        if draw(st.booleans()):
+            spec["duringBinding"] = True
+    else:  # a binding fault: of a pod, to a node, or both
+        which = draw(st.sampled_from(("pod", "node", "both")))
+        if which in ("pod", "both") and pod_keys:
+            spec["pod"] = draw(pod)
+        if (which in ("node", "both") or "pod" not in spec) and node_names:
+            spec["node"] = draw(node)
+        if "pod" not in spec and "node" not in spec:
+            return {"apiVersion": "kubesched.io/v1alpha1", "kind": "Fault",
+                    "metadata": {"name": f"f{i}"}, "spec": {"action": "NodeReady"}} \
+                if node_names else draw(faults(i, node_names, pod_keys))
+        spec["count"] = draw(st.integers(1, 3))
+        if action == "BindConflict" and node_names and draw(st.booleans()):
+            spec["boundTo"] = draw(node)
+    return {"apiVersion": "kubesched.io/v1alpha1", "kind": "Fault",
+            "metadata": {"name": f"f{i}"}, "spec": spec}
+
+
+@st.composite
 def scenarios(draw: st.DrawFn, *, with_config: bool = True,
               max_nodes: int = 8, max_pods: int = 30) -> ScenarioDraw:
     out = ScenarioDraw()
@@ -636,6 +671,13 @@ def scenarios(draw: st.DrawFn, *, with_config: bool = True,
     out.docs += [draw(pdbs(i)) for i in range(draw(st.integers(0, 2)))]
     if draw(st.booleans()):
         out.docs += draw(storage(n_nodes))
+    if draw(st.integers(0, 2)) == 0:  # node changes, deletions and binding failures
+        node_names = [d["metadata"]["name"] for d in out.docs if d["kind"] == "Node"]
+        pod_keys = [f"{d['metadata']['namespace']}/{d['metadata']['name']}"
+                    for d in out.docs if d["kind"] == "Pod"]
+        out.docs += [draw(faults(i, node_names, pod_keys))
+                     for i in range(draw(st.integers(1, 3)))]
+        out.timed = True  # a fault's time moves the virtual clock
     if with_config and draw(st.integers(0, 2)) == 0:
         out.docs.append(draw(configs()))
     return out
