@@ -259,7 +259,13 @@ class Scheduler:
         self._storage_event(obj.kind, ev.ActionType.DELETE, obj, None)
 
     def _storage_event(self, kind: str, action: ev.ActionType, old: Any, new: Any) -> None:
-        resource = STORAGE_EVENT_RESOURCES[kind]
+        self.on_object_event(STORAGE_EVENT_RESOURCES[kind], action, old, new)
+
+    def on_object_event(self, resource: str, action: ev.ActionType, old: Any, new: Any
+                        ) -> None:
+        """Any other object's change (a gang's PodGroup or Workload, ...), already stored in
+        handle.objects by the backend: the queue hears of it under ``resource``, the name
+        the plugins register their events with."""
         label = f"{resource}{STORAGE_EVENT_ACTIONS[action]}"
         self.queue.move_all_to_active_or_backoff(ev.ClusterEvent(resource, action, label),
                                                  old, new)

@@ -58,8 +58,27 @@ RESOURCES: dict[tuple[str, str, str], tuple[str, bool]] = {
     ("apps", "v1", "statefulsets"): ("StatefulSet", True),
     ("events.k8s.io", "v1", "events"): ("Event", True),
     ("coordination.k8s.io", "v1", "leases"): ("Lease", True),
+    # gangs: scheduler-plugins' CRD and upstream's Workload API at v1.37's preferred version
+    ("scheduling.x-k8s.io", "v1alpha1", "podgroups"): ("PodGroup", True),
+    ("scheduling.k8s.io", "v1beta1", "workloads"): ("Workload", True),
+    ("scheduling.k8s.io", "v1beta1", "podgroups"): ("PodGroup", True),
+    # DRA (DeviceTaintRule deliberately not served: a gated API the scheduler must do without)
+    ("resource.k8s.io", "v1", "deviceclasses"): ("DeviceClass", False),
+    ("resource.k8s.io", "v1", "resourceslices"): ("ResourceSlice", False),
+    ("resource.k8s.io", "v1", "resourceclaims"): ("ResourceClaim", True),
+    ("resource.k8s.io", "v1", "resourceclaimtemplates"): ("ResourceClaimTemplate", True),
 }
-KIND_TO_RESOURCE = {kind: res for res, (kind, _ns) in RESOURCES.items()}
+# by kind; a kind served by two groups (PodGroup) is told apart by apiVersion (_resource_of)
+KIND_TO_RESOURCE = {kind: res for res, (kind, _ns) in reversed(RESOURCES.items())}
+
+
+def _resource_of(kind: str, api_version: str | None = None) -> tuple[str, str, str]:
+    if api_version:
+        group, _, version = api_version.rpartition("/")
+        for res, (k, _ns) in RESOURCES.items():
+            if k == kind and (res[0], res[1]) == (group, version):
+                return res
+    return KIND_TO_RESOURCE[kind]
 
 # Binding faults (see module doc).
 OK = "ok"
@@ -168,6 +187,7 @@ class Stats:
     binding_requests: list[tuple[str, str, str]] = field(default_factory=list)
     bindings_applied: list[tuple[str, str]] = field(default_factory=list)
     status_patches: list[tuple[str, dict]] = field(default_factory=list)
+    status_puts: list[str] = field(default_factory=list)
     lists: int = 0
     watches: int = 0
     gone: int = 0
@@ -288,7 +308,7 @@ class ApiServerDouble:
 
     def create(self, obj: dict) -> dict:
         """Create an object as given (a dict with kind); returns the stored copy."""
-        res = KIND_TO_RESOURCE[obj["kind"]]
+        res = _resource_of(obj["kind"], obj.get("apiVersion"))
         with self.lock:
             return self._create(res, obj, None)
 
@@ -322,7 +342,7 @@ class ApiServerDouble:
 
     def update(self, obj: dict) -> dict:
         """Replace an object unconditionally (test setup)."""
-        res = KIND_TO_RESOURCE[obj["kind"]]
+        res = _resource_of(obj["kind"], obj.get("apiVersion"))
         with self.lock:
             md = obj["metadata"]
             key = (md.get("namespace", "default") if RESOURCES[res][1] else "", md["name"])
@@ -456,6 +476,17 @@ class ApiServerDouble:
             elif method == "PUT" and name is not None and sub is None:
                 with self.lock:
                     h.send_json(200, self._update(res, (ns or "", name), body, check_rv=True))
+            elif method == "PUT" and name is not None and sub == "status":
+                # the status subresource: only status changes, the rest is the stored one's
+                with self.lock:
+                    cur = self.objects[res].get((ns or "", name))
+                    if cur is None:
+                        raise ApiError(404, "NotFound", f'{res[2]} "{name}" not found')
+                    new = {**copy.deepcopy(cur), "status": (body or {}).get("status") or {}}
+                    new["metadata"]["resourceVersion"] = (
+                        (body or {}).get("metadata") or {}).get("resourceVersion")
+                    self.stats.status_puts.append(f"{ns}/{name}" if ns else name)
+                    h.send_json(200, self._update(res, (ns or "", name), new, check_rv=True))
             elif method == "PATCH" and name is not None and sub in (None, "status"):
                 ctype = h.headers.get("Content-Type", "")
                 strategic = "strategic" in ctype

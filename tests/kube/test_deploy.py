@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubesched.backends.kube.resources import WATCHED
+from kubesched.backends.kube.resources import watched
+from kubesched.releases import DEFAULT_VERSION
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 MANIFESTS = ("rbac.yaml", "config.yaml", "deployment.yaml")
@@ -77,7 +78,7 @@ def test_cluster_role_is_least_privilege() -> None:
                     for res in r["resources"]:
                         rules.setdefault((g, res), set()).update(r["verbs"])
                 assert "*" not in r["verbs"] and "*" not in r["resources"]
-    for spec in WATCHED:
+    for spec in watched(DEFAULT_VERSION):
         assert {"list", "watch"} <= rules[(spec.group, spec.plural)], spec.plural
     assert rules[("", "pods/binding")] == {"create"}
     assert rules[("", "pods/status")] == {"patch"}
@@ -86,7 +87,8 @@ def test_cluster_role_is_least_privilege() -> None:
     writes = {k for k, v in rules.items() if v - {"get", "list", "watch"}}
     assert writes == {("", "pods"), ("", "pods/binding"), ("", "pods/status"),
                       ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
-                      ("events.k8s.io", "events"), ("coordination.k8s.io", "leases")}
+                      ("events.k8s.io", "events"), ("coordination.k8s.io", "leases"),
+                      ("resource.k8s.io", "resourceclaims/status")}
     assert not any(g == "" and r == "secrets" for g, r in rules)
 
 

@@ -237,6 +237,9 @@ class KubeBackend:
         self.bind_retries = 0
         self.unknown_outcomes: list[str] = []
         self._lock = threading.Lock()
+        # told of every ResourceClaim status the API server accepted (the runner's assume
+        # cache)
+        self.claim_written: Callable[[Any], None] | None = None
 
     # ------------------------------------------------------------------ bind
 
@@ -451,6 +454,15 @@ class KubeBackend:
         from kubesched.api.dra.types import parse_resource_claim
         from kubesched.api.encode import encode_claim_status
 
+        if self.dry_run:
+            # nothing written; the claim is taken as allocated locally so that later
+            # decisions do not hand its devices out again
+            log.info("dry-run: would write the status of ResourceClaim %s", claim.key,
+                     extra={"kv": {"claim": claim.key, "dryRun": True}})
+            if self.claim_written is not None:
+                self.claim_written(claim)
+            return claim
+
         path = (f"/apis/resource.k8s.io/v1/namespaces/{claim.metadata.namespace}"
                 f"/resourceclaims/{claim.metadata.name}")
         raw = self.client.request("GET", path)
@@ -465,7 +477,10 @@ class KubeBackend:
             new = self.client.request("PUT", path + "/status", body=raw)
         except ApiError as e:
             raise BindError(e.message, conflict=e.status == 409) from None
-        return parse_resource_claim(new)
+        stored = parse_resource_claim(new)
+        if self.claim_written is not None:
+            self.claim_written(stored)
+        return stored
 
     def record_raw_event(self, raw: dict[str, Any], controller: str, event_type: str,
                          reason: str, note: str) -> None:

@@ -9,6 +9,9 @@
   forces a relist.
 * Errors back off exponentially with jitter (client-go's 800 ms doubling to 30 s); a clean
   end of the watch (the server's ``timeoutSeconds``) re-watches at once.
+* A resource marked ``optional`` (a CRD, a gated API) that the server does not serve (404)
+  counts as synced and empty, and is looked for again every ``absent_retry`` seconds (the
+  CRD may be installed later) — it must not hold scheduling back.
 * Objects are decoded by the resource's ``decode`` (``api.parse``); one that cannot be
   decoded is reported to ``on_decode_error`` and skipped, never fatal.
 
@@ -75,7 +78,8 @@ def _rv(raw: dict[str, Any]) -> str:
 class Informer:
     def __init__(self, client: KubeClient, spec: ResourceSpec, handler: Handler, *,
                  page_size: int = 500, min_watch_timeout: float = 300.0,
-                 stop: threading.Event | None = None, backoff: Backoff | None = None) -> None:
+                 stop: threading.Event | None = None, backoff: Backoff | None = None,
+                 absent_retry: float = 60.0) -> None:
         self.client = client
         self.spec = spec
         self.handler = handler
@@ -84,6 +88,8 @@ class Informer:
         self.stop_event = stop or threading.Event()
         self.backoff = backoff or Backoff()
         self.synced = threading.Event()
+        self.absent_retry = absent_retry
+        self.absent = False  # an optional resource the server does not serve
         self.resource_version = ""
         # key -> (resourceVersion, decoded object or None when it could not be decoded)
         self.store: dict[tuple[str, str], tuple[str, Any]] = {}
@@ -129,6 +135,17 @@ class Informer:
             except ApiError as e:
                 if self.stop_event.is_set():
                     break
+                if e.status == 404 and self.spec.optional:
+                    if not self.absent:
+                        log.info("%s.%s/%s is not served: none of them (looking again every "
+                                 "%.0fs)", self.spec.plural, self.spec.group, self.spec.version,
+                                 self.absent_retry)
+                    self.absent = True
+                    self._replace([])  # served once (a CRD since deleted): all gone
+                    self.synced.set()
+                    need_list = True
+                    self.stop_event.wait(self.absent_retry)
+                    continue
                 if e.gone:
                     log.info("%s: resourceVersion %s is too old (410 Gone): relisting",
                              self.spec.plural, self.resource_version)
@@ -168,6 +185,7 @@ class Informer:
             if not cont or self.stop_event.is_set():
                 break
         self.relists += 1
+        self.absent = False
         self._replace(items)
         self.resource_version = rv
         self.synced.set()

@@ -36,18 +36,19 @@ from typing import Any
 
 import numpy as np
 
+from kubesched.api.dra.store import dra_index, remove_claim, replace_claim
 from kubesched.api.storage import note_storage_change
 from kubesched.api.types import Pod
 from kubesched.backends.kube.backend import EventRecorder, KubeBackend, Writer
 from kubesched.backends.kube.client import KubeClient
 from kubesched.backends.kube.informer import Informer
 from kubesched.backends.kube.leader import LeaderElectionConfig, LeaderElector
-from kubesched.backends.kube.resources import WATCHED, ResourceSpec
+from kubesched.backends.kube.resources import ResourceSpec, watched
 from kubesched.backends.kube.server import HealthServer
 from kubesched.clock import RealClock
 from kubesched.config import SchedulerConfiguration, parse_duration
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ASSIGNED_POD_DELETE
+from kubesched.framework.events import ASSIGNED_POD_DELETE, ActionType
 from kubesched.metrics import SchedulerMetrics
 from kubesched.scheduler import Scheduler
 
@@ -148,8 +149,16 @@ class KubeRunner:
         self.sched.binding_runner = self._run_binding
         self.metrics.instrument(self.sched)
         h = self.sched.handle
-        h.objects = {spec.kind: [] for spec in WATCHED
+        # the gang and DRA kinds at the versions the configured release serves
+        self.watched = watched(h.kubernetes_version)
+        h.objects = {spec.kind: [] for spec in self.watched
                      if spec.kind not in ("Pod", "Node", "Namespace")}
+        # upstream's assume cache for ResourceClaims: the claims DynamicResources wrote at
+        # PreBind, by key -> the resourceVersion the write returned. The informer's copies
+        # older than that are not stored, so an allocation never looks undone (its devices
+        # free) between the write and the watch event that reports it.
+        self._assumed_claims: dict[str, int] = {}
+        self.backend.claim_written = self._assume_claim
         h.namespaces = {}
         self.cond = threading.Condition(self.sched.lock)
         self.stop_requested = threading.Event()
@@ -161,7 +170,7 @@ class KubeRunner:
         self._inflight_cv = threading.Condition()
         self.informers = [Informer(self.client, spec, self,
                                    min_watch_timeout=opts.min_watch_timeout)
-                          for spec in WATCHED]
+                          for spec in self.watched]
         self._informers_started = False
         self._sched_thread: threading.Thread | None = None
         self.shadow: Counter[str] = Counter()
@@ -214,7 +223,7 @@ class KubeRunner:
                 elif kind == "Namespace":
                     self.sched.handle.namespaces[obj.metadata.name] = obj
                 else:
-                    self._store(kind, None, obj)
+                    self._store(spec, None, obj)
             except Exception:
                 log.exception("handling %s add of %s", spec.kind, _name(obj))
             self.cond.notify_all()
@@ -233,7 +242,7 @@ class KubeRunner:
                 elif kind == "Namespace":
                     self.sched.handle.namespaces[new.metadata.name] = new
                 else:
-                    self._store(kind, old, new)
+                    self._store(spec, old, new)
             except Exception:
                 log.exception("handling %s update of %s", spec.kind, _name(new))
             self.cond.notify_all()
@@ -257,7 +266,7 @@ class KubeRunner:
                 elif kind == "Namespace":
                     self.sched.handle.namespaces.pop(obj.metadata.name, None)
                 else:
-                    self._store(kind, obj, None)
+                    self._store(spec, obj, None)
             except Exception:
                 log.exception("handling %s delete of %s", spec.kind, _name(obj))
             self.cond.notify_all()
@@ -283,23 +292,29 @@ class KubeRunner:
         self.backend.record_raw_event(raw, sname, "Warning", "FailedScheduling",
                                       f"the pod cannot be read: {err}")
 
-    def _store(self, kind: str, old: Any, new: Any) -> None:
-        """handle.objects (the other informers' listers), and the storage events."""
-        lst = self.sched.handle.objects.setdefault(kind, [])
-        if old is not None:
-            key = (old.metadata.namespace, old.metadata.name)
-            for i, o in enumerate(lst):
-                if (o.metadata.namespace, o.metadata.name) == key:
-                    if new is None:
-                        del lst[i]
-                    else:
-                        lst[i] = new
-                    break
-            else:
+    def _store(self, spec: ResourceSpec, old: Any, new: Any) -> None:
+        """handle.objects (the other informers' listers), then the queue told of it."""
+        kind = spec.kind
+        objects = self.sched.handle.objects
+        if kind == "ResourceClaim":
+            if not self._store_claim(old, new):
+                return
+        else:
+            lst = objects.setdefault(kind, [])
+            # by identity: the informer hands back the object it gave us, and two API groups
+            # share a kind (scheduler-plugins' and upstream's PodGroup)
+            i = next((i for i, o in enumerate(lst) if o is old), None) \
+                if old is not None else None
+            if i is None:
                 if new is not None:
                     lst.append(new)
-        elif new is not None:
-            lst.append(new)
+            elif new is None:
+                del lst[i]
+            else:
+                lst[i] = new
+            if kind in _DRA_INDEXED:
+                # the DRA index is keyed on the lists' identity and length: a new list
+                objects[kind] = list(lst)
         note_storage_change()
         if kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode"):
             if old is None:
@@ -308,6 +323,43 @@ class KubeRunner:
                 self.sched.on_storage_object_delete(old)
             else:
                 self.sched.on_storage_object_update(old, new)
+        elif spec.event_resource:
+            action = (ActionType.ADD if old is None else ActionType.DELETE if new is None
+                      else ActionType.UPDATE)
+            self.sched.on_object_event(spec.event_resource, action, old, new)
+
+    def _store_claim(self, old: Any, new: Any) -> bool:
+        """A ResourceClaim from the informer, through the assume cache; False when it is
+        older than the one DynamicResources wrote (kept, and nobody told)."""
+        objects = self.sched.handle.objects
+        if new is None:
+            self._assumed_claims.pop(old.key, None)
+            remove_claim(objects, old)
+            return True
+        assumed = self._assumed_claims.get(new.key)
+        if assumed is not None:
+            rv = _int_rv(new)
+            if rv is not None and rv < assumed:
+                return False
+            del self._assumed_claims[new.key]
+        replace_claim(objects, new)
+        return True
+
+    def _assume_claim(self, claim: Any) -> None:
+        """The backend wrote ``claim``'s status (PreBind, Unreserve, PostFilter): what the API
+        server answered is stored at once (upstream's AssumeClaimAfterAPICall)."""
+        # a dry run writes nothing: its "allocation" stays, whatever the informer says, until
+        # the claim goes away (as a dry run's assumed pods)
+        rv = _DRY_RUN_RV if self.opts.dry_run else _int_rv(claim)
+        with self.cond:
+            cur = dra_index(self.sched.handle.objects).claim(claim.namespace, claim.name)
+            if cur is not None and cur.uid != claim.uid:
+                return  # replaced meanwhile: the informer knows better
+            cur_rv = _int_rv(cur) if cur is not None else None
+            if rv is None or (cur_rv is not None and cur_rv >= rv):
+                return
+            replace_claim(self.sched.handle.objects, claim)
+            self._assumed_claims[claim.key] = rv
 
     # ------------------------------------------------------------------ shadow
 
@@ -524,6 +576,19 @@ class KubeRunner:
                 "disagree": self.shadow.get("disagree", 0),
                 "unschedulable": self.shadow.get("unschedulable", 0),
                 "errors": self.shadow.get("error", 0), "agreement": pct}})
+
+
+_DRY_RUN_RV = 1 << 62
+_DRA_INDEXED = frozenset({"DeviceClass", "ResourceSlice", "DeviceTaintRule"})
+
+
+def _int_rv(obj: Any) -> int | None:
+    """A resourceVersion as a number (the assume cache compares them, as upstream's does;
+    opaque by contract, etcd's revision in practice)."""
+    try:
+        return int(obj.metadata.resource_version)
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 def _name(obj: Any) -> str:

@@ -1,7 +1,8 @@
 """``kubesched snapshot``: a live cluster's scheduling state as a scenario (multi-document
 YAML) that ``kubesched simulate`` and ``explain`` load.
 
-Every kind a scenario holds is listed (paged; pods without the terminal ones, as the
+Every kind a scenario holds is listed (the gang and DRA kinds at the first version the
+cluster serves, none when it serves none) (paged; pods without the terminal ones, as the
 scheduler's informer). Each object keeps what scheduling reads and loses the bulk
 (managedFields, the last-applied annotation, container statuses, node conditions and
 addresses...). Objects that kubesched cannot decode are left out with a warning, so the
@@ -17,8 +18,13 @@ from typing import Any, TextIO
 
 import yaml
 
-from kubesched.backends.kube.client import KubeClient
-from kubesched.backends.kube.resources import BY_KIND, WATCHED, ResourceSpec
+from kubesched.backends.kube.client import ApiError, KubeClient
+from kubesched.backends.kube.resources import (
+    BY_KIND,
+    WATCHED,
+    ResourceSpec,
+    snapshot_alternatives,
+)
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -27,7 +33,9 @@ ORDER = ("Namespace", "PriorityClass", "StorageClass", "CSINode", "PersistentVol
          "PersistentVolumeClaim", "Service", "ReplicationController", "ReplicaSet",
          "StatefulSet", "PodDisruptionBudget", "Node", "Pod")
 
-_POD_STATUS_KEEP = ("phase", "nominatedNodeName", "conditions", "startTime")
+# resourceClaimStatuses: the names of the claims made from the pod's templates
+_POD_STATUS_KEEP = ("phase", "nominatedNodeName", "conditions", "startTime",
+                    "resourceClaimStatuses")
 _NODE_STATUS_KEEP = ("capacity", "allocatable", "images")
 
 try:
@@ -85,8 +93,22 @@ def export(client: KubeClient, out: TextIO, *,
     docs: list[dict[str, Any]] = []
     specs = [BY_KIND[k] for k in ORDER if k in BY_KIND]
     specs += [s for s in WATCHED if s not in specs]
-    for spec in specs:
-        for item in list_all(client, spec):
+    # the gang and DRA kinds before the pods, each at the first version the cluster serves
+    listed: list[tuple[ResourceSpec, list[dict[str, Any]]]] = []
+    for alternatives in snapshot_alternatives():
+        for alt in alternatives:
+            try:
+                listed.append((alt, list_all(client, alt)))
+                break
+            except ApiError as e:
+                if e.status != 404:  # not served at this version (or at all): next
+                    raise
+    # after the cluster-scoped and workload kinds, before nodes and pods
+    at = specs.index(BY_KIND["Node"])
+    listed = [(spec, list_all(client, spec)) for spec in specs[:at]] + listed
+    listed += [(spec, list_all(client, spec)) for spec in specs[at:]]
+    for spec, items in listed:
+        for item in items:
             obj = _clean(spec, item)
             try:
                 spec.decode(obj)
