@@ -1,4 +1,5 @@
-"""scheduler_perf-shaped scenario files for ``kubesched simulate`` (compared with upstream's own run of the same files).
+"""scheduler_perf-shaped scenario files for ``kubesched simulate`` (compared with upstream's
+own run of the same files).
 
 A file holds ``nodes`` nodes of scheduler_perf's node-default template in ``zones`` zones
 (``topology.kubernetes.io/zone`` = ``zone1`` … round-robin, so the node-affinity template's
@@ -51,8 +52,8 @@ SHAPES: dict[str, Shape] = {
 
 @dataclass(frozen=True)
 class Target2Row:
-    """One row of the simulate-versus-upstream table: what upstream v1.30's own code needed, built from
-    source and run in-process with a fake API client on one of these machines."""
+    """One row of the simulate-versus-upstream table: what upstream v1.30's own code needed,
+    built from source and run in-process with a fake API client on one of these machines."""
 
     name: str
     title: str
