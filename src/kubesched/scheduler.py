@@ -132,7 +132,8 @@ class Scheduler:
         pct = self.config.percentage_of_nodes_to_score
         features = self.config.features
         self.profiles: dict[str, Framework] = {
-            p.scheduler_name: Framework(gated_profile(p, features), reg, self.handle, pct)
+            p.scheduler_name: Framework(gated_profile(p, features), reg, self.handle, pct,
+                                        guarded=frozenset(self.config.out_of_tree))
             for p in self.config.profiles}
         self.queue = SchedulingQueue(
             self.profiles, clock,

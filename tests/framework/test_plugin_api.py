@@ -143,3 +143,48 @@ def test_cli_plugin_flag_on_simulate_and_explain(tmp_path: Path):
     res = CliRunner().invoke(main, ["simulate", str(scen)])
     assert res.exit_code == 2
     assert '"PreferRackB" does not exist' in res.output
+
+
+@pytest.mark.parametrize("point, message", [
+    ("filter", 'running "Raises" filter plugin: ValueError: kaboom'),
+    ("score", 'running Score plugin "Raises": ValueError: kaboom'),
+    ("reserve", 'running Reserve plugin "Raises": ValueError: kaboom'),
+    ("permit", 'running Permit plugin "Raises": ValueError: kaboom'),
+])
+def test_a_plugin_that_raises_fails_that_pods_cycle_only(point: str, message: str):
+    """An out-of-tree plugin's exception is an Error status for that pod's cycle, in
+    upstream's wording; the other pods schedule and the run ends normally."""
+    from kubesched.framework import PermitPlugin, ReservePlugin
+
+    class Raises(FilterPlugin, ScorePlugin, ReservePlugin, PermitPlugin):
+        name = "Raises"
+
+        def _maybe(self, pod, here):
+            if pod.name == "bad" and here == point:
+                raise ValueError("kaboom")
+
+        def filter(self, state, pod, node_info):
+            self._maybe(pod, "filter")
+
+        def score(self, state, pod, node_info):
+            self._maybe(pod, "score")
+            return 0
+
+        def reserve(self, state, pod, node_name):
+            self._maybe(pod, "reserve")
+
+        def unreserve(self, state, pod, node_name):
+            pass
+
+        def permit(self, state, pod, node_name):
+            self._maybe(pod, "permit")
+            return None, 0
+
+    bad = POD.replace("name: p}", "name: bad}")
+    got = placements(NODES + POD + bad, config=config("Raises"), plugins=[Raises])
+    assert got["default/p"] is not None and got["default/bad"] is None
+    from kubesched.testing import simulate
+
+    rec = {r.key: r for r in simulate(NODES + POD + bad, config=config("Raises"),
+                                      plugins=[Raises]).records}["default/bad"]
+    assert rec.message == message

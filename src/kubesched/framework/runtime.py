@@ -130,7 +130,12 @@ class Framework:
     """One profile: its plugins per extension point, in order, and how to run them."""
 
     def __init__(self, profile: Any, registry: dict[str, type[Plugin]], handle: Handle,
-                 global_percentage: int = 0) -> None:
+                 global_percentage: int = 0, *, guarded: frozenset[str] = frozenset()
+                 ) -> None:
+        # plugins loaded from outside (--plugin, entry points): an exception they raise
+        # fails the pod's cycle with an Error status, as a returned error would, instead of
+        # ending the run; in-tree plugins are not wrapped (their hot path stays as it is)
+        self.guarded = guarded
         from kubesched.config import expand_plugins
 
         self.profile_name: str = profile.scheduler_name
@@ -209,6 +214,8 @@ class Framework:
         obs = self.observer
 
         def call(p: Plugin, fn: Any, point: str) -> Any:
+            if p.name in self.guarded:
+                fn = guarded_call(fn, p.name, point)
             return fn if obs is None else instrumented(fn, p.name, point, obs)
 
         self._pre_filter_calls = [(p, call(p, p.pre_filter, "PreFilter"))
@@ -551,6 +558,42 @@ class Framework:
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
         for _p, post_bind in self._post_bind_calls:
             post_bind(state, pod, node)
+
+
+# How a guarded plugin's exception is returned at each point: as the Error its method would
+# return; where the method returns no status (scores, batch forms), as a PluginError, which
+# fails the cycle like any plugin error; PostBind and Unreserve cannot fail (logged).
+_ERROR_RETURNS: dict[str, Callable[[Status], Any]] = {
+    "PreFilter": lambda st: (None, st),
+    "Filter": lambda st: st,
+    "PostFilter": lambda st: (None, st),
+    "PreScore": lambda st: st,
+    "Reserve": lambda st: st,
+    "Permit": lambda st: (st, 0.0),
+    "PreBind": lambda st: st,
+    "Bind": lambda st: st,
+    "PostBind": lambda st: None,
+    "Unreserve": lambda st: None,
+}
+
+
+def guarded_call(fn: F, plugin: str, point: str) -> F:
+    """``fn`` with any exception it raises turned into the plugin's error at ``point``."""
+    on_error = _ERROR_RETURNS.get(point)
+
+    def run(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except (PluginError, InputError):
+            raise
+        except Exception as e:
+            detail = f"{type(e).__name__}: {e}"
+            if on_error is None:
+                raise PluginError(f'running {point} plugin "{plugin}": {detail}') from e
+            log.error("plugin %s raised at %s: %s", plugin, point, detail)
+            return on_error(Status(Code.ERROR, (detail,), plugin))
+
+    return run  # type: ignore[return-value]  # same signature as fn
 
 
 def construct(cls: type[Plugin], args: dict[str, Any] | None, handle: Handle) -> Plugin:
