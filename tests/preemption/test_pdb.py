@@ -124,11 +124,18 @@ def test_percentages_and_max_unavailable_use_the_controllers_scale() -> None:
                                        objects) == 1  # desired 4-2
     assert compute_disruptions_allowed(pdb({"minAvailable": "50%", "selector": sel}), pods,
                                        objects) == 1  # desired 2
-    # a controller that cannot be found (or a Deployment's ReplicaSet): fail-safe, 0
+    # a controller that cannot be found (a Deployment's ReplicaSet without its Deployment
+    # among the objects, too): fail-safe, 0
     assert compute_disruptions_allowed(pdb({"maxUnavailable": 3, "selector": sel}), pods,
                                        {}) == 0
     assert compute_disruptions_allowed(pdb({"maxUnavailable": 3, "selector": sel}), pods,
                                        {"ReplicaSet": [rs("db", 4, deployment=True)]}) == 0
+    # with the Deployment: its replicas are the expected scale (getPodDeployment)
+    deploy = GenericObject("Deployment", ObjectMeta(name="d", namespace="default",
+                                                    uid="default/d"), {"spec": {"replicas": 5}})
+    objs = {"ReplicaSet": [rs("db", 4, deployment=True)], "Deployment": [deploy]}
+    assert compute_disruptions_allowed(pdb({"maxUnavailable": 3, "selector": sel}), pods,
+                                       objs) == 1  # expected 5, desired 2, healthy 3
     # unmanaged pods count for nothing in the expected scale
     bare = [running(f"b-{i}", APP) for i in range(3)]
     assert compute_disruptions_allowed(pdb({"maxUnavailable": 1, "selector": sel}), bare,

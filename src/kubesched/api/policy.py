@@ -18,9 +18,10 @@ Differences from the controller, all about information a scenario does not carry
 * the pods considered are the assigned ones the scheduler knows; pending pods only matter to
   the controller through controllers that no running pod belongs to;
 * controllers are looked up among the scenario's ReplicaSets, ReplicationControllers and
-  StatefulSets (``spec.replicas``, default 1). A ReplicaSet owned by a Deployment, or any
-  other owner, is not found, so — as the controller's fail-safe does when it cannot compute
-  the expected count — the budget allows no disruption.
+  StatefulSets (``spec.replicas``, default 1), and for a ReplicaSet a Deployment controls, that
+  Deployment (its uid and ``spec.replicas``, as upstream's ``getPodDeployment``). Any other
+  owner is not found, so — as the controller's fail-safe does when it cannot compute the
+  expected count — the budget allows no disruption.
 """
 
 from __future__ import annotations
@@ -189,12 +190,28 @@ def _find_controller(ref: Any, namespace: str, objects: Mapping[str, list[Any]]
         raw = getattr(obj, "raw", None) or {}
         if ref.kind == "ReplicaSet":
             owners = (raw.get("metadata") or {}).get("ownerReferences") or []
-            if any(isinstance(o, dict) and o.get("controller") and o.get("kind") == "Deployment"
-                   for o in owners):
-                return None  # a Deployment's: its scale is the Deployment's
-        replicas = (raw.get("spec") or {}).get("replicas")
-        scale = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
-        return md.uid, scale
+            deployment = next((o for o in owners if isinstance(o, dict) and o.get("controller")
+                               and o.get("kind") == "Deployment"), None)
+            if deployment is not None:  # getPodDeployment: the Deployment's uid and scale
+                return _find_deployment(deployment, namespace, objects)
+        return md.uid, _replicas(raw)
+    return None
+
+
+def _replicas(raw: Mapping[str, Any]) -> int:
+    replicas = (raw.get("spec") or {}).get("replicas")
+    return replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
+
+
+def _find_deployment(ref: Mapping[str, Any], namespace: str,
+                     objects: Mapping[str, list[Any]]) -> tuple[str, int] | None:
+    for obj in objects.get("Deployment") or []:
+        md = obj.metadata
+        if md.namespace != namespace or md.name != ref.get("name"):
+            continue
+        if ref.get("uid") and md.uid != ref.get("uid"):
+            continue
+        return md.uid, _replicas(getattr(obj, "raw", None) or {})
     return None
 
 
