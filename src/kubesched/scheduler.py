@@ -49,6 +49,7 @@ from kubesched.framework.types import (
 from kubesched.framework.waiting import WaitingPod, WaitingPods
 from kubesched.queue import SchedulingQueue
 from kubesched.queue.cluster_events import le_priority_pre_check, pod_scheduling_properties_change
+from kubesched.releases import at_least
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +149,7 @@ class Scheduler:
         # Set: it is handed the binding cycle to run asynchronously, as upstream's goroutine
         # (PreBind and Bind then run without the lock, concurrently with scheduling).
         self.binding_runner: Callable[[Callable[[], None]], None] | None = None
+        self._cancel_pre_bind = at_least(self.handle.kubernetes_version, "1.36")
 
     # ------------------------------------------------------------------ informer side
 
@@ -386,7 +388,7 @@ class Scheduler:
         node = result.suggested_host
         with self.lock:
             self.queue.done(assumed.uid)
-        st = fwk.run_pre_bind(state, assumed, node)
+        st = self._pre_bind(fwk, state, assumed, node)
         if st.is_success():
             # Upstream's precedence: an interested bind extender, then the bind plugins.
             bound, st = self._extenders_binding(assumed, node)
@@ -409,6 +411,26 @@ class Scheduler:
             if self.recorder is not None:
                 self.recorder.attempt(assumed, "scheduled", node, None)
             fwk.run_post_bind(state, assumed, node)
+
+    def _pre_bind(self, fwk: Framework, state: CycleState, assumed: Pod, node: str) -> Status:
+        """PreBind; from v1.36 (kubernetes#135502) with the pod in ``pods_in_pre_bind`` so
+        that preempting it cancels its binding cycle (an Error: backoffQ, the pod is not
+        deleted) until PreBind is over. Upstream registers the pod only when some plugin's
+        PreBindPreFlight has work to do; kubesched has no PreBindPreFlight and registers it
+        whenever the profile has a PreBind plugin."""
+        if not fwk.pre_bind or not self._cancel_pre_bind:
+            return fwk.run_pre_bind(state, assumed, node)
+        uid = assumed.uid
+        entry = self.handle.pods_in_pre_bind.add(uid)
+        try:
+            st = fwk.run_pre_bind(state, assumed, node)
+            # Cancelled while PreBind ran but every plugin finished anyway: Bind must not
+            # start (upstream's context is cancelled; the cause is the cycle's error).
+            if st.is_success() and not entry.mark_prebound():
+                st = Status(Code.ERROR, (entry.cause or "context canceled",))
+            return st
+        finally:
+            self.handle.pods_in_pre_bind.remove(uid)
 
     def _extenders_binding(self, pod: Pod, node: str) -> tuple[bool, Status]:
         """extendersBinding: the first interested bind extender binds (an ignorable one

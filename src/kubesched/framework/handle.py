@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.waiting import WaitingPod, WaitingPods
+from kubesched.framework.waiting import PodInPreBind, PodsInPreBind, WaitingPod, WaitingPods
 
 if TYPE_CHECKING:
     from kubesched.api.types import Pod
@@ -37,6 +37,8 @@ class Handle:
     features: FeatureGates = DEFAULT_FEATURE_GATES
     # pods parked at Permit (Scheduler fills it in; plugins allow or reject them)
     waiting_pods: WaitingPods = field(default_factory=WaitingPods)
+    # pods whose binding cycle is in PreBind (v1.36: preemption cancels them)
+    pods_in_pre_bind: PodsInPreBind = field(default_factory=PodsInPreBind)
     # The configured scheduler extenders, in upstream's order (preemption asks them).
     extenders: list[Extender] = field(default_factory=list)
 
@@ -51,6 +53,9 @@ class Handle:
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
         wp = self.waiting_pods.get(uid)
         return wp if wp is not None and wp.status is None else None
+
+    def get_pod_in_pre_bind(self, uid: str) -> PodInPreBind | None:
+        return self.pods_in_pre_bind.get(uid)
 
     def reject_waiting_pod(self, uid: str) -> bool:
         """Reject a waiting pod (upstream: when the pod is deleted); False if none."""

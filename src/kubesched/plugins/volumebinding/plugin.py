@@ -342,7 +342,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         if pod_volumes is None:
             return error(f"no pod volumes found for node {go_quote(node_name)}")
         try:
-            self.binder.bind_pod_volumes(pod, pod_volumes)
+            in_pre_bind = (self.handle.get_pod_in_pre_bind(pod.uid)
+                           if self.handle is not None else None)
+            self.binder.bind_pod_volumes(
+                pod, pod_volumes, in_pre_bind.cancelled if in_pre_bind is not None else None)
         except StorageError as e:
             return error(str(e))
         return None
