@@ -136,7 +136,8 @@ class Scheduler:
             self.profiles, clock,
             initial_backoff=float(self.config.pod_initial_backoff_seconds),
             max_backoff=float(self.config.pod_max_backoff_seconds),
-            pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"))
+            pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"),
+            nominate_gated=at_least(self.config.features.version, "1.37"))
         self.handle.nominated_pods = self.queue.nominated_pods_for_node
         self.handle.all_nominated_pods = self.queue.nominated_pods_by_node
         self.next_start_node_index = 0

@@ -176,7 +176,6 @@ UNIMPLEMENTED: dict[str, tuple[str, ...]] = {
 UNIMPLEMENTED["1.37"] = UNIMPLEMENTED["1.36"] + (
     "VolumeBinding scoring by storage capacity (StorageCapacityScoring, KEP-4049)",
     "the CSI-driver-missing filter of NodeVolumeLimits (VolumeLimitScaling)",
-    "a gated pod's nomination holding its space (#139057)",
 )
 
 _VERSION_RE = re.compile(r"v?(\d+)\.(\d+)")
