@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,6 +27,7 @@ from kubesched.clock import Clock
 from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.framework import events as ev
 from kubesched.framework.adjusted import AdjustedSnapshot, NominatedPods
+from kubesched.framework.batch import SortedScoredNodes
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.extender import (
     EXTENDER_NAME,
@@ -92,6 +93,9 @@ class CycleResult:
     scores: ScoreOutcome | None = None
     nominated_fast_path: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # OpportunisticBatching: the node hinted to this pod ("" for none) and its signature
+    hint: str = ""
+    signature: Hashable | None = None
     # explain only: node -> what each extender said of it at Filter
     extender_verdicts: dict[str, list[dict[str, Any]]] | None = None
 
@@ -151,6 +155,7 @@ class Scheduler:
         # (PreBind and Bind then run without the lock, concurrently with scheduling).
         self.binding_runner: Callable[[Callable[[], None]], None] | None = None
         self._cancel_pre_bind = at_least(self.handle.kubernetes_version, "1.36")
+        self._batching = self.config.features.enabled("OpportunisticBatching")
 
     # ------------------------------------------------------------------ informer side
 
@@ -497,10 +502,26 @@ class Scheduler:
         if len(feasible) == 0:
             raise FitError(pod, snap.num_nodes, found.diagnosis)
         evaluated = len(feasible) + len(found.diagnosis.node_to_status)
+        names = snap.table.names
         if len(feasible) == 1:
-            return ScheduleResult(snap.table.names[int(feasible[0])], evaluated, 1)
+            host = names[int(feasible[0])]
+            if self._batching:
+                fwk.batch.store_schedule_results(found.signature, found.hint, host, None, 0,
+                                                 self.queue.scheduling_cycle, self.clock.now())
+            return ScheduleResult(host, evaluated, 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
-        host = self.select_host(feasible, scores.totals, scores.extender_scored)
+        pick = self._select_host_index(scores.totals, scores.extender_scored)
+        host = names[int(feasible[pick])]
+        if self._batching:
+            totals = scores.totals
+
+            def others() -> SortedScoredNodes:
+                return SortedScoredNodes(names, np.delete(feasible, pick),
+                                         np.delete(totals, pick))
+
+            fwk.batch.store_schedule_results(found.signature, found.hint, host, others,
+                                             len(feasible) - 1, self.queue.scheduling_cycle,
+                                             self.clock.now())
         return ScheduleResult(host, evaluated, len(feasible))
 
     def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: Pod,
@@ -521,7 +542,15 @@ class Scheduler:
             diagnosis.add_plugin_status(st)
             return CycleResult(np.zeros(0, dtype=np.int64), diagnosis)
 
-        nnn = pod.status.nominated_node_name
+        hint: str = ""
+        signature: Hashable | None = None
+        if self._batching and not exhaustive:
+            # (upstream gets the hint even when the pod has a nominated node)
+            hint, signature = fwk.batch.get_node_hint(
+                fwk, state, pod, self.queue.scheduling_cycle, snap, self.clock.now(),
+                self.handle.rng)
+        # The nominated node, else the hinted one, is tried first (evaluateNominatedNode).
+        nnn = pod.status.nominated_node_name or hint
         if nnn and not exhaustive and nnn in table.index:
             ni = snap.get(nnn)
             if ni is not None:
@@ -539,7 +568,8 @@ class Scheduler:
                                   nnn, pod.key, e)
                         kept = np.zeros(0, dtype=np.int64)
                     if len(kept):
-                        return CycleResult(kept, diagnosis, nominated_fast_path=True)
+                        return CycleResult(kept, diagnosis, nominated_fast_path=True,
+                                           hint=hint, signature=signature)
                 else:
                     diagnosis.node_to_status.set(nnn, nst)
                     diagnosis.add_plugin_status(nst)
@@ -554,7 +584,7 @@ class Scheduler:
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 (f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}]",))
         if len(nodes) == 0:
-            return CycleResult(nodes, diagnosis)
+            return CycleResult(nodes, diagnosis, hint=hint, signature=signature)
 
         if exhaustive:
             to_find, start = len(nodes), 0
@@ -570,7 +600,8 @@ class Scheduler:
             self.next_start_node_index = (self.next_start_node_index + processed) % n_all
         verdicts: dict[str, list[dict[str, Any]]] | None = {} if exhaustive else None
         feasible = self._pass_extenders(pod, feasible, diagnosis, verdicts)
-        return CycleResult(feasible, diagnosis, extender_verdicts=verdicts)
+        return CycleResult(feasible, diagnosis, extender_verdicts=verdicts, hint=hint,
+                           signature=signature)
 
     def _has_extender_filters(self) -> bool:
         return any(e.is_filter() for e in self.extenders)
@@ -798,13 +829,17 @@ class Scheduler:
 
     def select_host(self, feasible: np.ndarray, totals: np.ndarray,
                     extender_scored: np.ndarray | None = None) -> str:
+        pick = self._select_host_index(totals, extender_scored)
+        return self.snapshot.table.names[int(feasible[pick])]
+
+    def _select_host_index(self, totals: np.ndarray,
+                           extender_scored: np.ndarray | None = None) -> int:
         top = np.flatnonzero(totals == totals.max())
         if extender_scored is not None and len(top) > 1 and extender_scored[top].any():
             # v1.35's heap: only extender-scored nodes get a random tie-breaker, so among
             # the top nodes they win over the others, uniformly among themselves
             top = top[extender_scored[top]]
-        pick = int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
-        return self.snapshot.table.names[int(feasible[pick])]
+        return int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
 
 
 STORAGE_EVENT_RESOURCES = {

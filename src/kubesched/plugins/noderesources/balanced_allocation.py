@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import Handle
+from kubesched.framework.handle import Handle, feature_enabled
 from kubesched.framework.interface import (
     MAX_NODE_SCORE,
     NodeList,
@@ -43,6 +44,7 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.noderesources.resource_allocation import (
@@ -138,6 +140,12 @@ class _PreScoreState:
 
 class BalancedAllocation(PreScorePlugin, ScorePlugin):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # as NodeResourcesFit: no signature while DRAExtendedResource is on
+        if feature_enabled(self.handle, "DRAExtendedResource"):
+            return None
+        return ((signers.RESOURCES, signers.resources(pod)),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
