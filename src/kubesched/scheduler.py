@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,6 +28,7 @@ from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.config.defaults import gated_profile
 from kubesched.framework import events as ev
 from kubesched.framework.adjusted import AdjustedSnapshot, NominatedPods
+from kubesched.framework.batch import SortedScoredNodes
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.extender import (
     EXTENDER_NAME,
@@ -50,6 +51,7 @@ from kubesched.framework.types import (
 from kubesched.framework.waiting import PERMIT_WAIT_MESSAGES, WaitingPod, WaitingPods
 from kubesched.queue import SchedulingQueue
 from kubesched.queue.cluster_events import le_priority_pre_check, pod_scheduling_properties_change
+from kubesched.releases import at_least
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +94,9 @@ class CycleResult:
     scores: ScoreOutcome | None = None
     nominated_fast_path: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # OpportunisticBatching: the node hinted to this pod ("" for none) and its signature
+    hint: str = ""
+    signature: Hashable | None = None
     # explain only: node -> what each extender said of it at Filter
     extender_verdicts: dict[str, list[dict[str, Any]]] | None = None
 
@@ -139,7 +144,8 @@ class Scheduler:
             self.profiles, clock,
             initial_backoff=float(self.config.pod_initial_backoff_seconds),
             max_backoff=float(self.config.pod_max_backoff_seconds),
-            pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"))
+            pop_from_backoff=self.config.features.enabled("SchedulerPopFromBackoffQ"),
+            nominate_gated=at_least(self.config.features.version, "1.37"))
         self.handle.nominated_pods = self.queue.nominated_pods_for_node
         self.handle.all_nominated_pods = self.queue.nominated_pods_by_node
         self.handle.pod_lister = self._all_pods
@@ -160,6 +166,8 @@ class Scheduler:
         # Set: it is handed the binding cycle to run asynchronously, as upstream's goroutine
         # (PreBind and Bind then run without the lock, concurrently with scheduling).
         self.binding_runner: Callable[[Callable[[], None]], None] | None = None
+        self._cancel_pre_bind = at_least(self.handle.kubernetes_version, "1.36")
+        self._batching = self.config.features.enabled("OpportunisticBatching")
 
     # ------------------------------------------------------------------ informer side
 
@@ -439,7 +447,7 @@ class Scheduler:
         node = result.suggested_host
         with self.lock:
             self.queue.done(assumed.uid)
-        st = fwk.run_pre_bind(state, assumed, node)
+        st = self._pre_bind(fwk, state, assumed, node)
         if st.is_success():
             # Upstream's precedence: an interested bind extender, then the bind plugins.
             bound, st = self._extenders_binding(assumed, node)
@@ -462,6 +470,26 @@ class Scheduler:
             if self.recorder is not None:
                 self.recorder.attempt(assumed, "scheduled", node, None)
             fwk.run_post_bind(state, assumed, node)
+
+    def _pre_bind(self, fwk: Framework, state: CycleState, assumed: Pod, node: str) -> Status:
+        """PreBind; from v1.36 (kubernetes#135502) with the pod in ``pods_in_pre_bind`` so
+        that preempting it cancels its binding cycle (an Error: backoffQ, the pod is not
+        deleted) until PreBind is over. Upstream registers the pod only when some plugin's
+        PreBindPreFlight has work to do; kubesched has no PreBindPreFlight and registers it
+        whenever the profile has a PreBind plugin."""
+        if not fwk.pre_bind or not self._cancel_pre_bind:
+            return fwk.run_pre_bind(state, assumed, node)
+        uid = assumed.uid
+        entry = self.handle.pods_in_pre_bind.add(uid)
+        try:
+            st = fwk.run_pre_bind(state, assumed, node)
+            # Cancelled while PreBind ran but every plugin finished anyway: Bind must not
+            # start (upstream's context is cancelled; the cause is the cycle's error).
+            if st.is_success() and not entry.mark_prebound():
+                st = Status(Code.ERROR, (entry.cause or "context canceled",))
+            return st
+        finally:
+            self.handle.pods_in_pre_bind.remove(uid)
 
     def _extenders_binding(self, pod: Pod, node: str) -> tuple[bool, Status]:
         """extendersBinding: the first interested bind extender binds (an ignorable one
@@ -527,10 +555,26 @@ class Scheduler:
         if len(feasible) == 0:
             raise FitError(pod, snap.num_nodes, found.diagnosis)
         evaluated = len(feasible) + len(found.diagnosis.node_to_status)
+        names = snap.table.names
         if len(feasible) == 1:
-            return ScheduleResult(snap.table.names[int(feasible[0])], evaluated, 1)
+            host = names[int(feasible[0])]
+            if self._batching:
+                fwk.batch.store_schedule_results(found.signature, found.hint, host, None, 0,
+                                                 self.queue.scheduling_cycle, self.clock.now())
+            return ScheduleResult(host, evaluated, 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
-        host = self.select_host(feasible, scores.totals, scores.extender_scored)
+        pick = self._select_host_index(scores.totals, scores.extender_scored)
+        host = names[int(feasible[pick])]
+        if self._batching:
+            totals = scores.totals
+
+            def others() -> SortedScoredNodes:
+                return SortedScoredNodes(names, np.delete(feasible, pick),
+                                         np.delete(totals, pick))
+
+            fwk.batch.store_schedule_results(found.signature, found.hint, host, others,
+                                             len(feasible) - 1, self.queue.scheduling_cycle,
+                                             self.clock.now())
         return ScheduleResult(host, evaluated, len(feasible))
 
     def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: Pod,
@@ -551,7 +595,15 @@ class Scheduler:
             diagnosis.add_plugin_status(st)
             return CycleResult(np.zeros(0, dtype=np.int64), diagnosis)
 
-        nnn = pod.status.nominated_node_name
+        hint: str = ""
+        signature: Hashable | None = None
+        if self._batching and not exhaustive:
+            # (upstream gets the hint even when the pod has a nominated node)
+            hint, signature = fwk.batch.get_node_hint(
+                fwk, state, pod, self.queue.scheduling_cycle, snap, self.clock.now(),
+                self.handle.rng)
+        # The nominated node, else the hinted one, is tried first (evaluateNominatedNode).
+        nnn = pod.status.nominated_node_name or hint
         if nnn and not exhaustive and nnn in table.index:
             ni = snap.get(nnn)
             if ni is not None:
@@ -569,7 +621,8 @@ class Scheduler:
                                   nnn, pod.key, e)
                         kept = np.zeros(0, dtype=np.int64)
                     if len(kept):
-                        return CycleResult(kept, diagnosis, nominated_fast_path=True)
+                        return CycleResult(kept, diagnosis, nominated_fast_path=True,
+                                           hint=hint, signature=signature)
                 else:
                     diagnosis.node_to_status.set(nnn, nst)
                     diagnosis.add_plugin_status(nst)
@@ -584,7 +637,7 @@ class Scheduler:
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 (f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}]",))
         if len(nodes) == 0:
-            return CycleResult(nodes, diagnosis)
+            return CycleResult(nodes, diagnosis, hint=hint, signature=signature)
 
         if exhaustive:
             to_find, start = len(nodes), 0
@@ -600,7 +653,8 @@ class Scheduler:
             self.next_start_node_index = (self.next_start_node_index + processed) % n_all
         verdicts: dict[str, list[dict[str, Any]]] | None = {} if exhaustive else None
         feasible = self._pass_extenders(pod, feasible, diagnosis, verdicts)
-        return CycleResult(feasible, diagnosis, extender_verdicts=verdicts)
+        return CycleResult(feasible, diagnosis, extender_verdicts=verdicts, hint=hint,
+                           signature=signature)
 
     def _has_extender_filters(self) -> bool:
         return any(e.is_filter() for e in self.extenders)
@@ -828,13 +882,17 @@ class Scheduler:
 
     def select_host(self, feasible: np.ndarray, totals: np.ndarray,
                     extender_scored: np.ndarray | None = None) -> str:
+        pick = self._select_host_index(totals, extender_scored)
+        return self.snapshot.table.names[int(feasible[pick])]
+
+    def _select_host_index(self, totals: np.ndarray,
+                           extender_scored: np.ndarray | None = None) -> int:
         top = np.flatnonzero(totals == totals.max())
         if extender_scored is not None and len(top) > 1 and extender_scored[top].any():
             # v1.35's heap: only extender-scored nodes get a random tie-breaker, so among
             # the top nodes they win over the others, uniformly among themselves
             top = top[extender_scored[top]]
-        pick = int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
-        return self.snapshot.table.names[int(feasible[pick])]
+        return int(top[0]) if len(top) == 1 else int(top[self.handle.rng.randrange(len(top))])
 
 
 STORAGE_EVENT_RESOURCES = {

@@ -11,6 +11,7 @@ import pytest
 from kubesched.api.scenario import load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import load_config
+from kubesched.config.features import FeatureGates
 from kubesched.framework import (
     Code,
     CycleState,
@@ -69,8 +70,9 @@ CONFIG = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeScheduler
               "multiPoint": {"enabled": [{"name": "Pair"}]}}}]}
 
 
-def simulate(text: str, until: float | None = None) -> tuple[SimCluster, dict]:
-    cfg = load_config(CONFIG)
+def simulate(text: str, until: float | None = None,
+             version: str | None = None) -> tuple[SimCluster, dict]:
+    cfg = load_config(CONFIG, features=FeatureGates(version) if version else None)
     cfg.out_of_tree = {"Pair": Pair}
     Pair.unreserved = []
     sim = SimCluster(load_scenario_text(text), cfg, check=True)
@@ -137,14 +139,55 @@ def test_rejected_by_a_plugin():
     assert a.time == 33.0  # popped from backoff at once (PopFromBackoffQ), 30 s more
 
 
-def test_a_waiting_victim_is_rejected_not_deleted():
+def test_a_waiting_victim_is_rejected_not_deleted_in_1_35():
+    """v1.35: the waiting victim is rejected (Unschedulable): it waits in the unschedulable
+    pods for a cluster event, its message the rejection."""
     text = NODE + pod("low", "3", pair="x") + pod("high", "3", arrival=5, priority=100)
-    sim, recs = simulate(text)
+    sim, recs = simulate(text, version="1.35")
+    assert recs["default/high"].node == "n1"
+    low = recs["default/low"]
+    assert low.node is None and low.attempts == 1
+    assert low.message == "0/1 nodes are available: 1 preempted."
+    assert "default/low" in {p.key for p in sim.pods.values()}  # rejected, never deleted
+    assert sim.event_counts["Preempted"] == 1
+
+
+@pytest.mark.parametrize("version", ["1.36", "1.37"])
+def test_a_waiting_victim_is_preempted_into_backoff(version):
+    """v1.36 (kubernetes#135719): preempting a waiting pod ends its wait with an Error, so
+    it goes to backoffQ and is tried again after its backoff (1 s) instead of waiting for
+    an event; it is not deleted."""
+    text = NODE + pod("low", "3", pair="x") + pod("high", "3", arrival=5, priority=100)
+    sim, recs = simulate(text, version=version)
     assert recs["default/high"].node == "n1"
     low = recs["default/low"]
     assert low.node is None
-    assert low.message is not None and "preempted" in low.message
-    assert "default/low" in {p.key for p in sim.pods.values()}  # rejected, never deleted
+    assert low.attempts == 2  # retried from backoffQ, and then does not fit
+    assert low.message is not None and low.message.startswith(
+        "0/1 nodes are available: 1 Insufficient cpu.")
+    assert "default/low" in {p.key for p in sim.pods.values()}  # never deleted
+    assert sim.event_counts["Preempted"] == 1
+
+
+def test_preempt_and_reject_after_the_outcome_is_known():
+    """Ported from upstream's TestWaitingPodReturnFalseOnAllowed and
+    TestWaitingPodMultipleActions: once allowed, Preempt and Reject fail (the preemptor
+    then deletes the pod through the API), and the pod stays allowed."""
+    from kubesched.framework.waiting import WaitingPods
+
+    (p,) = load_scenario_text(pod("test-pod")).pods
+    waiting = WaitingPods()
+    for action in ("preempt", "reject"):
+        wp = waiting.add(p, "n1", {"plugin1": 10.0}, 0.0, lambda _wp: None)
+        wp.allow("plugin1")
+        assert getattr(wp, action)("some-plugin", "msg") is False
+        assert wp.status is not None and wp.status.is_success()
+    wp = waiting.add(p, "n1", {"plugin1": 10.0}, 0.0, lambda _wp: None)
+    assert wp.preempt("preemption-plugin", "preempted") is True
+    assert wp.status is not None and wp.status.code == Code.ERROR
+    assert wp.status.plugin == "preemption-plugin"
+    assert wp.reject("plugin2", "rejected") is False
+    assert wp.preempt("preemption-plugin", "preempted") is False
 
 
 def test_deleted_while_waiting_is_never_bound():

@@ -273,3 +273,44 @@ def test_runtime_batch_and_per_node_agree(seed: int) -> None:
             raw = norm(state, pod, raw)
         want += fw.score_weights[p.name] * raw
     assert scored.totals.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_balanced_allocation_row_cache_follows_changes(seed: int) -> None:
+    """BalancedAllocation's batch form keeps scores per row and pod shape between cycles
+    (RowScoreCache): after pods are added to and removed from nodes, and a node's
+    allocatable changes, it still gives the per-node form's scores."""
+    from kubesched.cache.cache import Cache
+    from kubesched.framework.snapshot import Snapshot
+
+    rng = random.Random(seed)
+    names = [f"n{i}" for i in range(rng.randint(1, 10))]
+    nodes = {n: random_node(rng, n) for n in names}
+    cache = Cache()
+    for node in nodes.values():
+        cache.add_node(node)
+    snap = Snapshot()
+    shapes = [random_pod(rng, names=names) for _ in range(3)]
+    plugins = [BalancedAllocation(None, Handle(features=FeatureGates(v)))
+               for v in SUPPORTED_VERSIONS]
+    placed: list = []
+    for step in range(30):
+        cache.update_snapshot(snap)
+        pod = rng.choice(shapes)
+        idx = _candidates(rng, snap.num_nodes)
+        for plugin in plugins:
+            _agree_scores(plugin, CycleState(), pod, snap, idx)
+        roll = rng.random()
+        if roll < 0.6 or not placed:
+            p = random_pod(rng, node=rng.choice(names))
+            p.metadata.name = f"p{step}"
+            p.metadata.uid = f"uid-{step}"
+            cache.add_pod(p)
+            placed.append(p)
+        elif roll < 0.85:
+            cache.remove_pod(placed.pop(rng.randrange(len(placed))))
+        else:
+            name = rng.choice(names)
+            new = random_node(rng, name)
+            cache.update_node(nodes[name], new)
+            nodes[name] = new

@@ -535,11 +535,24 @@ def test_gated_pod_not_reconsidered_for_events_its_gate_ignores():
     assert calls == ["g"] and q.where("default/g") == GATED
 
 
-def test_gated_pod_not_nominated_until_active():
-    q, _ = make_queue(pre_enqueue=[SchedulingGates()])
+def test_gated_pod_not_nominated_until_active_before_1_37():
+    q, _ = make_queue(pre_enqueue=[SchedulingGates()], nominate_gated=False)
     gated = make_pod("g", gates=("x",), nominated="n1")
     q.add(gated)
     assert q.nominated_pods_for_node("n1") == []
+    released = make_pod("g", nominated="n1")
+    q.update(gated, released)
+    assert q.nominated_pods_for_node("n1") == [released]
+
+
+def test_gated_pod_nominated_when_added_from_1_37():
+    """kubernetes#139057: the nomination is stored before the pod enters the queue, gated
+    or not."""
+    q, _ = make_queue(pre_enqueue=[SchedulingGates()])
+    gated = make_pod("g", gates=("x",), nominated="n1")
+    q.add(gated)
+    assert q.where(gated.uid) == GATED
+    assert q.nominated_pods_for_node("n1") == [gated]
     released = make_pod("g", nominated="n1")
     q.update(gated, released)
     assert q.nominated_pods_for_node("n1") == [released]

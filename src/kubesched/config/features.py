@@ -171,14 +171,11 @@ REMOVED_IN: dict[str, str] = {
 # What kubesched does not decide as each newer release yet (upstream-1.37.md §1); one
 # warning line names them when such a release is chosen.
 UNIMPLEMENTED: dict[str, tuple[str, ...]] = {
-    "1.36": (
-        "preemption requeueing a victim in PreBind instead of deleting it (#135502)",
-    ),
+    "1.36": (),
 }
 UNIMPLEMENTED["1.37"] = UNIMPLEMENTED["1.36"] + (
     "VolumeBinding scoring by storage capacity (StorageCapacityScoring, KEP-4049)",
     "the CSI-driver-missing filter of NodeVolumeLimits (VolumeLimitScaling)",
-    "a gated pod's nomination holding its space (#139057)",
 )
 
 _VERSION_RE = re.compile(r"v?(\d+)\.(\d+)")

@@ -11,7 +11,7 @@ from kubesched.clock import VirtualClock
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.framework.dra_manager import DraManager
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.waiting import WaitingPod, WaitingPods
+from kubesched.framework.waiting import PodInPreBind, PodsInPreBind, WaitingPod, WaitingPods
 
 if TYPE_CHECKING:
     from kubesched.api.types import Pod
@@ -39,6 +39,8 @@ class Handle:
     features: FeatureGates = DEFAULT_FEATURE_GATES
     # pods parked at Permit (Scheduler fills it in; plugins allow or reject them)
     waiting_pods: WaitingPods = field(default_factory=WaitingPods)
+    # pods whose binding cycle is in PreBind (v1.36: preemption cancels them)
+    pods_in_pre_bind: PodsInPreBind = field(default_factory=PodsInPreBind)
     # The configured scheduler extenders, in upstream's order (preemption asks them).
     extenders: list[Extender] = field(default_factory=list)
     # DRA allocations decided but not yet written (upstream's SharedDRAManager)
@@ -60,6 +62,9 @@ class Handle:
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
         wp = self.waiting_pods.get(uid)
         return wp if wp is not None and wp.status is None else None
+
+    def get_pod_in_pre_bind(self, uid: str) -> PodInPreBind | None:
+        return self.pods_in_pre_bind.get(uid)
 
     def reject_waiting_pod(self, uid: str) -> bool:
         """Reject a waiting pod (upstream: when the pod is deleted); False if none."""

@@ -37,6 +37,11 @@ class NodeTable:
         # The NodeInfo generation each row's pod columns were last refreshed at: rows with
         # pod_generation > g are the nodes whose pods changed since generation g.
         self.pod_generation = np.zeros(n, dtype=np.int64)
+        # Bumped from a table-wide counter on every refresh of a row's pod columns, whatever
+        # the NodeInfo's generation (a NodeInfo changed outside a Cache keeps its own):
+        # caches of per-row values derived from those columns are valid while it is unchanged.
+        self.row_version = np.zeros(n, dtype=np.int64)
+        self._row_versions = itertools.count(1)
         self.allowed_pods = np.zeros(n, dtype=np.int64)
         self.unschedulable = np.zeros(n, dtype=bool)
         # Nodes share few distinct taint lists: plugins evaluate each list once.
@@ -113,6 +118,7 @@ class NodeTable:
         self.non_zero_memory[i] = ni.non_zero_memory
         self.pod_count[i] = len(ni.pods)
         self.pod_generation[i] = ni.generation
+        self.row_version[i] = next(self._row_versions)
 
     # ------------------------------------------------------------------ labels
 

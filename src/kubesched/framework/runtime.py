@@ -11,7 +11,7 @@ import functools
 import inspect
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -19,6 +19,8 @@ import numpy as np
 
 from kubesched.api.types import Pod
 from kubesched.errors import InputError
+from kubesched.framework import signers
+from kubesched.framework.batch import OpportunisticBatch
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import WILDCARD, ClusterEventWithHint
 from kubesched.framework.handle import Handle
@@ -197,6 +199,9 @@ class Framework:
                              obj=f"profile {self.profile_name}", field="plugins.bind")
         self.plugins = instances
         self.observer: Observer | None = None
+        self.batch = OpportunisticBatch()
+        self._signers: list[Any] | None = None  # None: not yet computed
+        self._signatures_on = False
         self._resolve()
         for p in instances.values():  # plugins that drive the framework (DefaultPreemption)
             if isinstance(p, FrameworkAware):
@@ -456,6 +461,40 @@ class Framework:
             reasons.extend(st.reasons)
             rejector = rejector or p.name
         return nominated, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+
+    # ------------------------------------------------------------------ signatures
+
+    def signatures_enabled(self) -> bool:
+        """``computeBatchablePlugins``: every PreFilter, Filter, PreScore and Score plugin
+        can sign pods (``sign_pod``), and no extender is configured."""
+        if self._signers is None:
+            signers: list[Any] = []
+            seen: set[str] = set()
+            ok = not self.handle.extenders
+            for p in (*self.pre_filter, *self.filter, *self.pre_score, *self.score):
+                if p.name in seen:
+                    continue
+                seen.add(p.name)
+                if getattr(p, "sign_pod", None) is None:
+                    ok = False
+                signers.append(p)
+            self._signers = signers if ok else []
+            self._signatures_on = ok
+        return self._signatures_on
+
+    def sign_pod(self, pod: Pod) -> Hashable | None:
+        """``SignPod``: the pod's signature, or None when some plugin cannot sign it (or
+        signatures are off for this profile). Pods with equal signatures get the same
+        feasibility and scores on the same nodes."""
+        if not self.signatures_enabled():
+            return None
+        sig: dict[str, Hashable] = {signers.SCHEDULER_NAME: pod.spec.scheduler_name}
+        for p in self._signers or ():
+            fragments = p.sign_pod(pod)
+            if fragments is None:
+                return None
+            sig.update(fragments)
+        return tuple(sorted(sig.items(), key=lambda kv: kv[0]))
 
     # ------------------------------------------------------------------ Score
 

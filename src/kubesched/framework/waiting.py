@@ -7,10 +7,19 @@ pod's outcome is recorded when it happens, and the scheduler acts on it — bind
 failure — at its next step (``Scheduler.schedule_one``), in the order the outcomes came;
 a deadline passing on the scheduler's clock (virtual in the simulator) rejects the pod as
 upstream's timer does.
+
+Preempting a waiting pod (v1.36, kubernetes#135719) ends its wait with an Error rather than
+a rejection, so it goes to backoffQ instead of the unschedulable pods.
+
+``PodsInPreBind`` is upstream's podsInPreBindMap (v1.36, kubernetes#135502): the pods whose
+binding cycle is in PreBind, which preemption cancels instead of deleting the pod. The
+kube backend runs binding cycles on threads, so it is locked; the simulator's binding
+cycle runs to its end before anything else happens, so no victim is ever found there.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -78,12 +87,24 @@ class WaitingPod:
         if not self.pending:
             self._resolve(Status())
 
-    def reject(self, plugin: str, message: str) -> None:
-        """The pod goes back to the queue as unschedulable, ``plugin`` the rejector."""
+    def reject(self, plugin: str, message: str) -> bool:
+        """The pod goes back to the queue as unschedulable, ``plugin`` the rejector; False
+        when its outcome was already known (allowed, rejected or preempted)."""
         if self.status is not None:
-            return
+            return False
         self.pending.clear()
         self._resolve(Status(Code.UNSCHEDULABLE, (message,), plugin))
+        return True
+
+    def preempt(self, plugin: str, message: str) -> bool:
+        """Preemption ends the wait (v1.36): an Error, so the pod goes to backoffQ and is
+        tried again soon rather than waiting for a cluster event; False when its outcome
+        was already known (the preemptor then deletes the pod through the API)."""
+        if self.status is not None:
+            return False
+        self.pending.clear()
+        self._resolve(Status(Code.ERROR, (message,), plugin))
+        return True
 
     def _resolve(self, status: Status) -> None:
         self.status = status
@@ -143,3 +164,60 @@ class WaitingPods:
                 out.append((wp, self.on_outcome.pop(wp.pod.uid)))
         self.resolved.clear()
         return out
+
+
+class PodInPreBind:
+    """A pod whose binding cycle is in PreBind (upstream's podInPreBind): preemption may
+    cancel it until PreBind is over (``mark_prebound``), never after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.finished = False
+        self.cause: str | None = None
+        # set on cancel: a PreBind plugin that waits (VolumeBinding polling for the PV
+        # controller) waits on it, so the cancel ends its wait at once
+        self.cancelled = threading.Event()
+
+    def cancel_pod(self, message: str) -> bool:
+        """Cancel the binding cycle (``CancelPod``); False once PreBind is over."""
+        with self._lock:
+            if self.finished:
+                return False
+            if self.cause is None:
+                self.cause = message
+                self.cancelled.set()
+            return True
+
+    def mark_prebound(self) -> bool:
+        """PreBind is over and Bind may start (``MarkPrebound``); False if cancelled first."""
+        with self._lock:
+            if self.cause is not None:
+                return False
+            self.finished = True
+            return True
+
+
+class PodsInPreBind:
+    """Pods in PreBind by uid (upstream's podsInPreBindMap)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pods: dict[str, PodInPreBind] = {}
+
+    def add(self, uid: str) -> PodInPreBind:
+        entry = PodInPreBind()
+        with self._lock:
+            self._pods[uid] = entry
+        return entry
+
+    def get(self, uid: str) -> PodInPreBind | None:
+        with self._lock:
+            return self._pods.get(uid)
+
+    def remove(self, uid: str) -> None:
+        with self._lock:
+            self._pods.pop(uid, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._pods)

@@ -22,9 +22,11 @@ import numpy as np
 
 from kubesched.api.types import Pod
 from kubesched.cache.cache import normalized_image_name
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import MAX_NODE_SCORE, ScorePlugin
 from kubesched.framework.node_info import ImageStateSummary, NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.releases import DEFAULT_VERSION, at_least
 
 if TYPE_CHECKING:
@@ -126,6 +128,11 @@ class ImageIndex:
 
 class ImageLocality(ScorePlugin):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # [upstream's SignPod not read: its signer is CanonicalImageNames()]
+        return ((signers.IMAGE_NAMES, (tuple(pod_image_names(pod)),
+                                       tuple(pod_volume_image_names(pod)))),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

@@ -30,6 +30,7 @@ from kubesched.api.selectors import (
 from kubesched.api.types import Node, Pod
 from kubesched.api.types import NodeAffinity as NodeAffinitySpec
 from kubesched.errors import InputError
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -51,6 +52,7 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
 from kubesched.plugins.helper import default_normalize_score
 
@@ -115,6 +117,11 @@ def _parse_added_affinity(raw: Any) -> NodeAffinitySpec | None:
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
                    EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # [upstream's SignPod not read: its signer names are NodeAffinity and NodeSelector]
+        return ((signers.NODE_AFFINITY, signers.node_affinity(pod)),
+                (signers.NODE_SELECTOR, signers.node_selector(pod)))
     filter_reads = READS_NODE
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kubesched.api.types import Node, Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -48,6 +49,7 @@ from kubesched.framework.interface import (
     PreFilterPlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.releases import DEFAULT_VERSION, at_least
@@ -89,6 +91,10 @@ class _PreFilterState:
 
 class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        return ((signers.FEATURES,
+                 tuple(sorted(infer_for_pod_scheduling(pod, self._version)))),)
 
     @property
     def _version(self) -> str:

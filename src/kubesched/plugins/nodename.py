@@ -9,10 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, Resource
 from kubesched.framework.interface import READS_NODE, BatchStatus, EnqueueExtensions, FilterPlugin
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 
@@ -26,6 +28,9 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName(FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        return ((signers.NODE_NAME, pod.spec.node_name),)
     filter_reads = READS_NODE
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -31,6 +32,7 @@ from kubesched.framework.interface import (
     PreFilterResult,
 )
 from kubesched.framework.node_info import WILDCARD_IP, NodeInfo, pod_host_ports
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unschedulable
 
 if TYPE_CHECKING:
@@ -87,6 +89,9 @@ def fits_ports(wanted: Iterable[HostPort], used: Mapping[HostPort, Any]) -> bool
 
 class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        return ((signers.HOST_PORTS, signers.host_ports(pod)),)
 
     # ------------------------------------------------------------------ queueing
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from kubesched.api.types import Node, Pod, Taint
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -21,6 +22,7 @@ from kubesched.framework.events import (
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import READS_NODE, BatchStatus, EnqueueExtensions, FilterPlugin
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.helper import NO_SCHEDULE, tolerations_tolerate_taint
@@ -37,6 +39,10 @@ def tolerates_unschedulable(pod: Pod) -> bool:
 
 class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # [upstream's SignPod not read: the tolerations are what its Filter reads of the pod]
+        return ((signers.TOLERATIONS, signers.tolerations(pod)),)
     filter_reads = READS_NODE
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from kubesched.api.storage import CSINode, PersistentVolumeClaim, StorageIndex, storage_index
 from kubesched.api.types import Pod, Volume
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -36,6 +37,7 @@ from kubesched.framework.interface import (
     PreFilterResult,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable, unschedulable
 from kubesched.plugins.volumebinding.csi_translation import (
     TranslationError,
@@ -121,6 +123,10 @@ def _uses_attachable_volumes(pod: Pod) -> bool:
 
 class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # [upstream's SignPod not read: VolumeBinding's volumes signer]
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

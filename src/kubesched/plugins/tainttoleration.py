@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from kubesched.api.types import Node, Pod, Taint, Toleration
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -42,6 +43,7 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.helper import (
@@ -86,6 +88,9 @@ def _groups(table: NodeTable, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        return ((signers.TOLERATIONS, signers.tolerations(pod)),)
     filter_reads = READS_NODE
 
     # True: name the taint in the reason as v1.26–v1.34 did (and the v1.30 golden data).

@@ -22,6 +22,7 @@ from kubesched.api.storage import (
     storage_index,
 )
 from kubesched.api.types import Pod, Volume
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -39,6 +40,7 @@ from kubesched.framework.interface import (
     PreFilterResult,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable, unschedulable
 
 if TYPE_CHECKING:
@@ -140,6 +142,10 @@ def satisfy_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
 
 class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # [upstream's SignPod not read: VolumeBinding's volumes signer]
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

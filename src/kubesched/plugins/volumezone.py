@@ -30,6 +30,7 @@ from kubesched.api.types import (
     ZONE_LABEL_BETA,
     Pod,
 )
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -46,6 +47,7 @@ from kubesched.framework.interface import (
     PreFilterResult,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
 
 if TYPE_CHECKING:
@@ -113,6 +115,10 @@ class _State:
 
 class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # [upstream's SignPod not read: VolumeBinding's volumes signer]
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

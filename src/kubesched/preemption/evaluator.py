@@ -46,6 +46,7 @@ from kubesched.preemption.util import (
     more_important_pod,
     terminating_by_preemption,
 )
+from kubesched.releases import at_least
 
 if TYPE_CHECKING:
     from kubesched.api.policy import PodDisruptionBudget
@@ -451,28 +452,45 @@ class Evaluator:
 
     # ------------------------------------------------------------------ actuation
 
+    def _preempt_in_memory(self, victim: Pod) -> bool:
+        """v1.36's ``PreemptPod`` without an API call: a victim waiting at Permit is
+        preempted (an Error: backoffQ, kubernetes#135719), one in PreBind has its binding
+        cycle cancelled (kubernetes#135502); False when neither applies (any more), and the
+        victim is deleted through the API."""
+        waiting = self.handle.get_waiting_pod(victim.uid)
+        if waiting is not None:
+            return waiting.preempt(self.plugin_name, "preempted")
+        in_pre_bind = self.handle.get_pod_in_pre_bind(victim.uid)
+        if in_pre_bind is not None:
+            return in_pre_bind.cancel_pod(f"preempted by {self.plugin_name}")
+        return False
+
     def prepare_candidate(self, c: Candidate, pod: Pod) -> Status:
         """``prepareCandidate``: evict the victims (DisruptionTarget condition, delete,
-        ``Preempted`` event), then clear the nominations of lower-priority pods nominated
-        to the node."""
+        ``Preempted`` event) — from v1.36 a victim waiting at Permit or in PreBind is
+        stopped in memory instead, without an API call —, then clear the nominations of
+        lower-priority pods nominated to the node."""
         backend = self.handle.backend
         if backend is None:
             return Status(Code.ERROR, ("preemption needs a cluster backend",))
         cond = PodCondition(DISRUPTION_TARGET, "True", PREEMPTION_BY_SCHEDULER,
                             f"{pod.spec.scheduler_name}: preempting to accommodate a higher "
                             "priority pod")
+        in_memory = at_least(self.handle.kubernetes_version, "1.36")
         try:
             for victim in c.victims.pods:
                 if victim.metadata.deletion_timestamp is not None:
                     continue  # graceful deletion already started
-                waiting = self.handle.get_waiting_pod(victim.uid)
-                if waiting is not None:  # parked at Permit: rejected, not deleted
+                message = f"Preempted by pod {pod.uid} on node {c.name}"
+                if in_memory and self._preempt_in_memory(victim):
+                    message += " (in kube-scheduler memory)."
+                elif not in_memory and (waiting := self.handle.get_waiting_pod(victim.uid)):
+                    # v1.35: parked at Permit, rejected (unschedulable), not deleted
                     waiting.reject(self.plugin_name, "preempted")
                 else:
                     backend.update_pod_status(victim, cond, None)
                     backend.delete_pod(victim, f"preempted by {pod.key}")
-                backend.record_event(victim, "Normal", "Preempted",
-                                     f"Preempted by pod {pod.uid} on node {c.name}")
+                backend.record_event(victim, "Normal", "Preempted", message)
         except Exception as e:  # a backend failure is this cycle's error, not a crash
             return Status(Code.ERROR, (str(e),))
         prio = pod.priority

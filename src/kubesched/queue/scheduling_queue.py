@@ -167,10 +167,14 @@ class SchedulingQueue:
                  max_in_unschedulable: float = 300.0, pop_from_backoff: bool = True,
                  leftover_flush_interval: float = 30.0,
                  namespace_labels: Callable[[str], Mapping[str, str]] | None = None,
-                 pod_lister: PodLister | None = None) -> None:
-        """``frameworks`` by scheduler name. ``leftover_flush_interval``: upstream runs the
-        unschedulable-leftover flush every 30 s; the flush here acts as of the last such tick
-        (multiples of the interval from time 0; 0 means "now"). ``namespace_labels(ns)``
+                 pod_lister: PodLister | None = None,
+                 nominate_gated: bool = True) -> None:
+        """``frameworks`` by scheduler name. ``nominate_gated`` (v1.37, kubernetes#139057): a
+        pod added or updated records its nomination whether or not PreEnqueue gates it, so
+        a gated pod's nominatedNodeName holds its space against lower-priority pods; before,
+        only pods that reached activeQ were nominated. ``leftover_flush_interval``: upstream
+        runs the unschedulable-leftover flush every 30 s; the flush here acts as of the last
+        such tick (multiples of the interval from time 0; 0 means "now"). ``namespace_labels(ns)``
         gives a namespace's labels for affinity namespace selectors (default: just the
         ``kubernetes.io/metadata.name`` label). ``pod_lister(pod)`` returns the latest pod or
         None when it no longer exists; the nominator then skips deleted or bound pods, as
@@ -180,6 +184,7 @@ class SchedulingQueue:
         self.frameworks = dict(frameworks)
         self.clock = clock
         self.pop_from_backoff = pop_from_backoff
+        self.nominate_gated = nominate_gated
         self.max_in_unschedulable = max_in_unschedulable
         self._leftover_ns = _to_ns(leftover_flush_interval)
         self._initial_ns = _to_ns(initial_backoff)
@@ -315,6 +320,10 @@ class SchedulingQueue:
         if not (self.pop_from_backoff and from_backoff):
             self._run_pre_enqueue(qpi)
         uid = qpi.pod.uid
+        nominate = event in (EVENT_POD_ADD, EVENT_POD_UPDATE)
+        if nominate and self.nominate_gated:
+            self.nominator.add(qpi.pod, None)  # before the gate (v1.37)
+            nominate = False
         if qpi.gated:
             if (uid in self._active or uid in self._backoff or uid in self._error_backoff
                     or uid in self._unschedulable):
@@ -327,7 +336,7 @@ class SchedulingQueue:
         self._backoff.delete(uid)
         self._error_backoff.delete(uid)
         self._active.add_or_update(qpi)
-        if event in (EVENT_POD_ADD, EVENT_POD_UPDATE):
+        if nominate:
             self.nominator.add(qpi.pod, None)
         return True
 

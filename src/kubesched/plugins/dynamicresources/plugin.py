@@ -58,6 +58,7 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
 from kubesched.plugins.dynamicresources.structured import (
     AllocationError,
@@ -156,6 +157,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        """A pod with claims cannot be batched (its allocation is per node and per cycle);
+        one without contributes nothing to the signature."""
+        return None if pod.spec.pod_resource_claims else ()
 
     # ------------------------------------------------------------------ helpers
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kubesched.api.types import Node, Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -36,6 +37,7 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.interpodaffinity import filtering, scoring
 from kubesched.plugins.interpodaffinity.counting import PodIndex
@@ -68,6 +70,15 @@ def _not_found(key: str, verb: str = "error reading") -> str:
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
                        ScorePlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        aff = pod.spec.affinity
+        if aff is not None and (aff.pod_affinity or aff.pod_anti_affinity):
+            return None  # terms reach beyond the node
+        if self.ignore_preferred_terms_of_existing_pods:
+            return ()
+        # existing pods' preferred terms match against the incoming pod's labels
+        return ((signers.LABELS, signers.labels(pod)),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

@@ -16,6 +16,11 @@ PreScore returns Skip for a pod that requests none of the configured resources (
 kubernetes#129138).
 
 The float arithmetic is float64 in both forms, operation for operation as in Go.
+
+The batch form keeps each row's score per pod shape (``RowScoreCache``): a node's score for
+a given request vector changes only when its pods or its allocatable do, and between two
+cycles one node changes (the one the last pod went to), so scoring every feasible row again
+— twice since v1.36 — would redo work whose inputs did not move.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import Handle
+from kubesched.framework.handle import Handle, feature_enabled
 from kubesched.framework.interface import (
     MAX_NODE_SCORE,
     NodeList,
@@ -37,11 +43,14 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.node_table import NodeTable
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceSpec,
+    RowScoreCache,
     is_best_effort,
     parse_resource_specs,
 )
@@ -132,6 +141,12 @@ class _PreScoreState:
 class BalancedAllocation(PreScorePlugin, ScorePlugin):
     name = NAME
 
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # as NodeResourcesFit: no signature while DRAExtendedResource is on
+        if feature_enabled(self.handle, "DRAExtendedResource"):
+            return None
+        return ((signers.RESOURCES, signers.resources(pod)),)
+
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
         resources = parse_resource_specs(self.args.get("resources"))
@@ -141,6 +156,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         # v1.36 (kubernetes#135573): score the change in balance, not the balance after.
         version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
         self.score_change = at_least(version, "1.36")
+        self._cache = RowScoreCache(self._score_rows)
 
     @property
     def resources(self) -> tuple[ResourceSpec, ...]:
@@ -183,9 +199,18 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         reqs = self._pod_requests(state, pod)
         if reqs is None:
             return np.zeros(len(idx), dtype=np.int64)
+        table = snapshot.table
+        if type(table) is NodeTable:
+            return self._cache.scores(table, reqs, idx)
+        # A table with changed columns (an AdjustedTable) shares the real table's
+        # generations, so its rows cannot be cached.
+        return self._score_rows(table, reqs, idx)
+
+    def _score_rows(self, table: NodeTable, reqs: tuple[int, ...],
+                    idx: np.ndarray) -> np.ndarray:
         if not self.score_change:
-            return self.scorer.score_table(snapshot.table, idx, reqs)
-        requested, allocatable = self.scorer.table_values(snapshot.table, idx, reqs)
+            return self.scorer.score_table(table, idx, reqs)
+        requested, allocatable = self.scorer.table_values(table, idx, reqs)
         if len(reqs) == 2 and allocatable.all():
             # The usual cpu + memory, fused: |f0 − f1| / 2 with and without the pod (the
             # scores are in [50, 100], so astype's truncation is int64()'s).

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -48,6 +49,7 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
@@ -138,6 +140,13 @@ def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int
 
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # "signature disabled when dra extended resources enabled" (DRAExtendedResource:
+        # beta-on 1.36, GA 1.37): a DeviceClass may turn an extended resource into a claim
+        if feature_enabled(self.handle, "DRAExtendedResource"):
+            return None
+        return ((signers.RESOURCES, signers.resources(pod)),)
     filter_reads = READS_RESOURCES
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:

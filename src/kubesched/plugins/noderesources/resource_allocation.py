@@ -17,6 +17,7 @@ works on one NodeInfo with Python ints; the batch form on NodeTable columns with
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -169,3 +170,54 @@ class ResourceAllocationScorer:
 def is_best_effort(pod_requests: Sequence[int]) -> bool:
     """``isBestEffortPod``: no request for any configured resource."""
     return all(r == 0 for r in pod_requests)
+
+
+# table, pod requests, rows -> int64 scores of those rows
+RowScorer = Callable[[NodeTable, tuple[int, ...], np.ndarray], np.ndarray]
+
+
+class _CachedScores:
+    __slots__ = ("key", "scores", "seen")
+
+    def __init__(self, key: tuple[int, int, int], scores: np.ndarray, seen: np.ndarray) -> None:
+        self.key = key
+        self.scores = scores
+        self.seen = seen
+
+
+class RowScoreCache:
+    """A per-row score for each recent request vector, over every row of a NodeTable.
+
+    A row's score depends only on that row's requested and allocatable columns and the
+    request vector, so it stays valid while the row's ``row_version`` is unchanged and
+    the node side of the table is (``table_id``, ``node_version``, the resource rows); stale
+    rows are scored again, the others read back. ``scorer`` must score each row on its own
+    (elementwise over the rows), which makes a cached score the one the full pass gives.
+    """
+
+    def __init__(self, scorer: RowScorer, shapes: int = 16) -> None:
+        self._scorer = scorer
+        self._shapes = shapes
+        self._entries: OrderedDict[tuple[int, ...], _CachedScores] = OrderedDict()
+
+    def scores(self, table: NodeTable, reqs: tuple[int, ...], idx: np.ndarray) -> np.ndarray:
+        key = (table.table_id, table.node_version, len(table.resources))
+        gen = table.row_version
+        entry = self._entries.get(reqs)
+        if entry is None or entry.key != key:
+            # Rows are scored when first asked for (-1: never; versions are >= 0), so a
+            # pod that reaches few rows does not pay for the whole table.
+            entry = _CachedScores(key, np.zeros(table.size, dtype=np.int64),
+                                  np.full(table.size, -1, dtype=np.int64))
+            self._entries[reqs] = entry
+            if len(self._entries) > self._shapes:
+                self._entries.popitem(last=False)
+        else:
+            self._entries.move_to_end(reqs)
+        rows_gen = gen[idx]
+        stale = idx[rows_gen != entry.seen[idx]]
+        if len(stale):
+            entry.scores[stale] = self._scorer(table, reqs, stale)
+            entry.seen[stale] = gen[stale]
+        out: np.ndarray = entry.scores[idx]
+        return out

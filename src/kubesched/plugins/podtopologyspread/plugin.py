@@ -50,6 +50,7 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.pod_counts import PodCountCache
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, skip
 from kubesched.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
@@ -105,6 +106,14 @@ _SS = ("apps/v1", "StatefulSet")
 class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
                         ScorePlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Spreading is not local to a pod and a node: no signature for a pod with
+        # constraints, explicit or defaulted (the system defaults included, so none in the
+        # default profile).
+        if pod.spec.topology_spread_constraints or self.default_constraints:
+            return None
+        return ()
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

@@ -15,6 +15,7 @@ have: every provisioner counts as not opting in, so capacity never limits provis
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -557,9 +558,11 @@ class VolumeBinder:
 
     # ------------------------------------------------------------------ PreBind
 
-    def bind_pod_volumes(self, pod: Pod, pod_volumes: PodVolumes) -> None:
+    def bind_pod_volumes(self, pod: Pod, pod_volumes: PodVolumes,
+                         cancelled: threading.Event | None = None) -> None:
         """``BindPodVolumes``: the API updates, then the check that the claims are bound;
-        raises StorageError."""
+        raises StorageError. ``cancelled`` is the binding cycle's context: set (preemption,
+        v1.36), it ends the wait for the PV controller."""
         bindings = pod_volumes.static_bindings
         provisions = pod_volumes.dynamic_provisions
         if bindings is None:
@@ -599,7 +602,11 @@ class VolumeBinder:
         if getattr(backend, "wait_for_volume_binding", False):
             deadline = time.monotonic() + self.bind_timeout
             while time.monotonic() < deadline:
-                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+                pause = min(1.0, max(0.0, deadline - time.monotonic()))
+                if cancelled is not None and cancelled.wait(pause):
+                    raise StorageError("binding volumes: context canceled")
+                if cancelled is None:
+                    time.sleep(pause)
                 if self.check_bindings(pod, bindings, provisions):
                     return
         raise StorageError("binding volumes: context deadline exceeded")

@@ -23,6 +23,7 @@ from kubesched.api.storage import (
     storage_index,
 )
 from kubesched.api.types import Node, Pod
+from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -44,6 +45,7 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
 from kubesched.plugins.volumebinding.binder import (
     NeedsPerNode,
@@ -91,6 +93,9 @@ class _State:
 class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                     PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
@@ -342,7 +347,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         if pod_volumes is None:
             return error(f"no pod volumes found for node {go_quote(node_name)}")
         try:
-            self.binder.bind_pod_volumes(pod, pod_volumes)
+            in_pre_bind = (self.handle.get_pod_in_pre_bind(pod.uid)
+                           if self.handle is not None else None)
+            self.binder.bind_pod_volumes(
+                pod, pod_volumes, in_pre_bind.cancelled if in_pre_bind is not None else None)
         except StorageError as e:
             return error(str(e))
         return None
