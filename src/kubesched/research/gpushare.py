@@ -16,13 +16,17 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
 
 from kubesched.api.types import Node, Pod
 from kubesched.framework import (
     ActionType,
+    BatchStatus,
     ClusterEvent,
     ClusterEventWithHint,
+    Code,
     CycleState,
     FilterPlugin,
     Handle,
@@ -34,6 +38,7 @@ from kubesched.framework import (
     unschedulable,
 )
 from kubesched.framework.events import Resource
+from kubesched.framework.snapshot import Snapshot
 
 MILLI = 1000
 GPU_MILLI = "alibabacloud.com/gpu-milli"
@@ -186,6 +191,37 @@ class GpuLedger:
 
     assigned: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
     _cache: dict[str, tuple[int, int, NodeGpu]] = field(default_factory=dict)
+    # Nodes whose devices changed at Reserve / Unreserve since the columns last looked.
+    dirty: set[str] = field(default_factory=set)
+    _columns: GpuColumns | None = None
+
+    def assign(self, uid: str, node: str, ids: tuple[int, ...]) -> None:
+        self.assigned[uid] = (node, ids)
+        self.dirty.add(node)
+
+    def release(self, uid: str) -> None:
+        got = self.assigned.pop(uid, None)
+        if got is not None:
+            self.dirty.add(got[0])
+
+    def columns(self, snapshot: Snapshot, idx: np.ndarray) -> GpuColumns:
+        """The GPU state of the snapshot's nodes as arrays over its node table, rows
+        ``idx`` brought up to date."""
+        table = snapshot.table
+        cols = self._columns
+        if cols is None or cols.key != (table.table_id, table.node_version):
+            cols = self._columns = GpuColumns(snapshot)
+        if self.dirty:
+            for name in self.dirty:
+                i = table.index.get(name)
+                if i is not None:
+                    cols.seen[i] = -1
+            self.dirty.clear()
+        stale = idx[table.row_version[idx] != cols.seen[idx]]
+        for i in stale.tolist():
+            cols.refresh(i, self.node_state(snapshot.node_infos[i]), snapshot.node_infos[i])
+        cols.seen[stale] = table.row_version[stale]
+        return cols
 
     def node_state(self, node_info: NodeInfo, exclude: str = "") -> NodeGpu:
         """The node's free GPUs; ``exclude``: leave that pod out (Reserve runs after the pod
@@ -232,6 +268,87 @@ class GpuLedger:
         return state
 
 
+class GpuColumns:
+    """Per-row GPU state of one node table (valid while its ``table_id`` and
+    ``node_version`` are): the static columns (GPU count, model) and, refreshed per row
+    when its ``row_version`` moves or a Reserve changed its devices, the free milli of each
+    GPU (``-1`` past a node's GPUs), free cpu, and an interned id of the node's state as the
+    policies see it (free cpu, sorted free GPUs, model), by which scores are memoised."""
+
+    # Interned for the life of the process, so ids (and scores memoised by them) never go
+    # stale; a trace has a few thousand distinct states.
+    _state_ids: ClassVar[dict[tuple[int, tuple[int, ...], str], int]] = {}
+    _states: ClassVar[list[NodeGpu]] = []
+    _aff_ids: ClassVar[dict[tuple[tuple[str, int], ...], int]] = {}
+    affinities: ClassVar[list[tuple[tuple[str, int], ...]]] = []
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        table = snapshot.table
+        infos = snapshot.node_infos
+        self.key = (table.table_id, table.node_version)
+        n = table.size
+        self.ngpu = np.array([node_gpu_count(ni.node) for ni in infos], dtype=np.int64)
+        self.model_names: list[str] = []
+        ids: dict[str, int] = {}
+        models = [node_model(ni.node) for ni in infos]
+        for m in models:
+            ids.setdefault(m, len(ids))
+        self.model_names = list(ids)
+        self.model_index = ids
+        self.model = np.array([ids[m] for m in models], dtype=np.int64)
+        g = int(self.ngpu.max()) if n else 0
+        self.left = np.full((n, max(g, 1)), -1, dtype=np.int64)
+        self.cpu_left = np.zeros(n, dtype=np.int64)
+        self.state = np.zeros(n, dtype=np.int64)
+        self.aff = np.zeros(n, dtype=np.int64)  # interned pods' GPU affinities
+        self.seen = np.full(n, -1, dtype=np.int64)
+
+    def total_left(self, rows: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.clip(self.left[rows], 0, None).sum(axis=1)
+        return out
+
+    def refresh(self, i: int, node: NodeGpu, info: NodeInfo) -> None:
+        k = len(node.left)
+        self.left[i, :k] = node.left
+        self.left[i, k:] = -1
+        self.cpu_left[i] = node.cpu_left
+        self.state[i] = self.state_id(node)
+        counts: dict[str, int] = {}
+        for p in info.pods:
+            pg = pod_gpu(p)
+            if pg.count and pg.milli:
+                a = "share" if pg.is_share else f"{pg.count}-gpu"
+                counts[a] = counts.get(a, 0) + 1
+        key = tuple(sorted(counts.items()))
+        aid = self._aff_ids.get(key)
+        if aid is None:
+            aid = self._aff_ids[key] = len(self.affinities)
+            self.affinities.append(key)
+        self.aff[i] = aid
+
+    @classmethod
+    def state_id(cls, node: NodeGpu) -> int:
+        key = (node.cpu_left, tuple(sorted(node.left)), node.model)
+        got = cls._state_ids.get(key)
+        if got is None:
+            got = cls._state_ids[key] = len(cls._states)
+            cls._states.append(node)
+        return got
+
+    @classmethod
+    def state_of(cls, sid: int) -> NodeGpu:
+        return cls._states[sid]
+
+    def accessible_mask(self, rows: np.ndarray, pod_models: str) -> np.ndarray:
+        """``accessible`` for each row."""
+        ok = [self.model_index[m] for m in pod_models.split("|")
+              if m and m in self.model_index]
+        if not [m for m in pod_models.split("|") if m]:
+            return np.ones(len(rows), dtype=bool)
+        ok = [j for j in ok if self.model_names[j]]
+        return np.isin(self.model[rows], np.array(ok, dtype=np.int64))
+
+
 _LEDGERS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 _LEDGER_OF: dict[int, GpuLedger] = {}
 
@@ -266,6 +383,9 @@ class _GpuBase:
 
     def node_state(self, node_info: NodeInfo, exclude: str = "") -> NodeGpu:
         return self.gpu_ledger.node_state(node_info, exclude)
+
+    def gpu_columns(self, snapshot: Snapshot, idx: np.ndarray) -> GpuColumns:
+        return self.gpu_ledger.columns(snapshot, idx)
 
 
 def gpu_fits(node: NodeGpu, pod: PodGpu) -> bool:
@@ -322,6 +442,20 @@ class GpuShare(_GpuBase, FilterPlugin, ReservePlugin):
             return unschedulable("node(s) had insufficient GPU")
         return None
 
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                     idx: np.ndarray) -> BatchStatus:
+        pg = pod_gpu(pod)
+        out = BatchStatus.success(len(idx))
+        if pg.milli <= 0:
+            return out
+        cols = self.gpu_columns(snapshot, idx)
+        out.fail(cols.ngpu[idx] == 0, Code.UNSCHEDULABLE, ("node(s) had no GPU",))
+        out.fail(~cols.accessible_mask(idx, pg.models), Code.UNSCHEDULABLE,
+                 ("node(s) had no GPU of the requested model",))
+        room = (cols.left[idx] >= pg.milli).sum(axis=1)
+        out.fail(room < pg.count, Code.UNSCHEDULABLE, ("node(s) had insufficient GPU",))
+        return out
+
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         pg = pod_gpu(pod)
         if pg.milli <= 0:
@@ -329,15 +463,15 @@ class GpuShare(_GpuBase, FilterPlugin, ReservePlugin):
         info = self.handle.snapshot.get(node_name) if self.handle is not None else None
         if info is None:
             return error(f"GpuShare: node {node_name} is not in the snapshot")
-        self.gpu_ledger.assigned.pop(pod.uid, None)
+        self.gpu_ledger.release(pod.uid)
         ids = self._choose(self.node_state(info, exclude=pod.uid), pg)
         if ids is None:
             return error(f"GpuShare: no GPU of {node_name} fits {pod.key}")
-        self.gpu_ledger.assigned[pod.uid] = (node_name, ids)
+        self.gpu_ledger.assign(pod.uid, node_name, ids)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        self.gpu_ledger.assigned.pop(pod.uid, None)
+        self.gpu_ledger.release(pod.uid)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # GPUs come free only when a pod goes or a node comes: without this, every binding

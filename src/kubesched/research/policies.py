@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +27,13 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
+from kubesched.framework.snapshot import Snapshot
 from kubesched.research.gpushare import (
     MAX_SPEC_CPU,
     MAX_SPEC_GPU,
     MILLI,
     GpuChooser,
+    GpuColumns,
     NodeGpu,
     PodGpu,
     _GpuBase,
@@ -42,6 +44,55 @@ from kubesched.research.gpushare import (
     subtract,
     with_pod_on,
 )
+
+# ------------------------------------------------------------------------ batch forms
+
+
+class _Memo:
+    """Scores memoised per pod shape and per interned node key (the batch forms: a
+    policy's score depends only on the node's state as ``GpuColumns.state`` interns it, so
+    each distinct state among the candidates is scored once, by the per-node rule)."""
+
+    def __init__(self) -> None:
+        self._by_pod: dict[PodGpu, dict[int, int]] = {}
+        self._size = 0
+
+    def scores(self, pod: PodGpu, keys: np.ndarray, score: Callable[[int], int]) -> np.ndarray:
+        memo = self._by_pod.get(pod)
+        if memo is None:
+            if self._size > 2_000_000:
+                self._by_pod.clear()
+                self._size = 0
+            memo = self._by_pod[pod] = {}
+        uniq, inv = np.unique(keys, return_inverse=True)
+        vals = np.empty(len(uniq), dtype=np.int64)
+        for j, k in enumerate(uniq.tolist()):
+            v = memo.get(k)
+            if v is None:
+                v = memo[k] = score(k)
+                self._size += 1
+            vals[j] = v
+        out: np.ndarray = vals[inv]
+        return out
+
+
+class _StateScored(_GpuBase):
+    """score_batch for a policy whose per-node score is ``state_score(node, pod)`` of the
+    node's ``NodeGpu``."""
+
+    def state_score(self, node: NodeGpu, pod: PodGpu) -> int:
+        raise NotImplementedError
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        memo: _Memo | None = getattr(self, "_memo", None)
+        if memo is None:
+            memo = self._memo = _Memo()
+        pg = pod_gpu(pod)
+        cols = self.gpu_columns(snapshot, idx)
+        return memo.scores(pg, cols.state[idx],
+                           lambda sid: self.state_score(GpuColumns.state_of(sid), pg))
+
 
 # ------------------------------------------------------------------------ FGD
 
@@ -160,7 +211,7 @@ class FragModel:
         return s, exclusive_ids(node, pod) if pod.count else ()
 
 
-class FGD(_GpuBase, ScorePlugin):
+class FGD(_StateScored, ScorePlugin):
     """Fragmentation gradient descent. Args: ``typicalPods``, the target workload as
     ``[{cpuMilli, gpuMilli, gpuCount, gpuModel, freq}]`` (``kubesched trace`` computes it
     as the paper's simulator does)."""
@@ -173,10 +224,11 @@ class FGD(_GpuBase, ScorePlugin):
         self.model = FragModel(typical_from_args(self.args))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        pg = pod_gpu(pod)
+        return self.state_score(self.node_state(node_info), pod_gpu(pod))
+
+    def state_score(self, node: NodeGpu, pg: PodGpu) -> int:
         if pg.cpu == 0 and pg.total_milli == 0:
             return MAX_NODE_SCORE
-        node = self.node_state(node_info)
         if not accessible(node.model, pg.models):
             return MIN_NODE_SCORE
         return self.model.score(node, pg)[0]
@@ -209,7 +261,7 @@ def min_max_normalize(scores: np.ndarray) -> np.ndarray:
     return (scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // (hi - lo) + MIN_NODE_SCORE
 
 
-class BestFit(_GpuBase, ScorePlugin):
+class BestFit(_StateScored, ScorePlugin):
     name = "BestFit"
 
     def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
@@ -217,8 +269,9 @@ class BestFit(_GpuBase, ScorePlugin):
         self.handle = handle
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        pg = pod_gpu(pod)
-        node = self.node_state(node_info)
+        return self.state_score(self.node_state(node_info), pod_gpu(pod))
+
+    def state_score(self, node: NodeGpu, pg: PodGpu) -> int:
         if not accessible(node.model, pg.models):
             return MIN_NODE_SCORE
         return max(best_fit_score(node, pg), MIN_NODE_SCORE)
@@ -241,7 +294,7 @@ def dot_product_score(node: NodeGpu, pod: PodGpu) -> int:
     return int(MAX_NODE_SCORE * (1 - dot))
 
 
-class DotProduct(_GpuBase, ScorePlugin):
+class DotProduct(_StateScored, ScorePlugin):
     name = "DotProduct"
 
     def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
@@ -250,6 +303,9 @@ class DotProduct(_GpuBase, ScorePlugin):
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return dot_product_score(self.node_state(node_info), pod_gpu(pod))
+
+    def state_score(self, node: NodeGpu, pg: PodGpu) -> int:
+        return dot_product_score(node, pg)
 
 
 # ------------------------------------------------------------------------ GpuClustering
@@ -297,6 +353,28 @@ class GpuClustering(_GpuBase, ScorePlugin):
                 affs[a] += 1
         return gpu_clustering_score(self.node_state(node_info), affs, pg)
 
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        # The score reads the node's total free GPU and its pods' affinities only.
+        memo: _Memo | None = getattr(self, "_memo", None)
+        if memo is None:
+            memo = self._memo = _Memo()
+        pg = pod_gpu(pod)
+        if not gpu_affinity(pg):
+            return np.full(len(idx), MIN_NODE_SCORE, dtype=np.int64)
+        cols = self.gpu_columns(snapshot, idx)
+        keys = cols.aff[idx] * _TOTAL_SPAN + cols.total_left(idx)
+
+        def one(key: int) -> int:
+            aff, total = divmod(key, _TOTAL_SPAN)
+            node = NodeGpu(0, (total,))
+            return gpu_clustering_score(node, Counter(dict(GpuColumns.affinities[aff])), pg)
+
+        return memo.scores(pg, keys, one)
+
+
+_TOTAL_SPAN = 1 << 32
+
 
 # ------------------------------------------------------------------------ GpuPacking
 
@@ -329,7 +407,7 @@ def gpu_packing_score(node: NodeGpu, pod: PodGpu) -> int:
     return max(MAX_NODE_SCORE - ratio // 10, MAX_NODE_SCORE // 2)
 
 
-class GpuPacking(_GpuBase, ScorePlugin):
+class GpuPacking(_StateScored, ScorePlugin):
     name = "GpuPacking"
 
     def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
@@ -340,8 +418,10 @@ class GpuPacking(_GpuBase, ScorePlugin):
         pg = pod_gpu(pod)
         if pg.milli <= 0:
             return MIN_NODE_SCORE
-        node = self.node_state(node_info)
-        if not accessible(node.model, pg.models):
+        return self.state_score(self.node_state(node_info), pg)
+
+    def state_score(self, node: NodeGpu, pg: PodGpu) -> int:
+        if pg.milli <= 0 or not accessible(node.model, pg.models):
             return MIN_NODE_SCORE
         return gpu_packing_score(node, pg)
 
@@ -378,6 +458,13 @@ class Random(PreScorePlugin, ScorePlugin):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         chosen: _Chosen = state.read(_RANDOM_KEY)
         return MAX_NODE_SCORE if node_info.name == chosen.node else MIN_NODE_SCORE
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        chosen: _Chosen = state.read(_RANDOM_KEY)
+        i = snapshot.table.index.get(chosen.node, -1)
+        out: np.ndarray = np.where(idx == i, MAX_NODE_SCORE, MIN_NODE_SCORE).astype(np.int64)
+        return out
 
 
 POLICIES: dict[str, type[ScorePlugin]] = {
