@@ -277,6 +277,7 @@ class Evaluator:
         statuses of the nodes that are not candidates, and the errors met: over the node
         table when that gives the per-node form's answer (``preemption/batch.py``).
         ``rows``: the table rows of ``potential_nodes``, when the caller knows them."""
+        given = rows
         rows = self._batch_rows(state, potential_nodes, offset, rows)
         if rows is not None:
             assert self._victim_cache is not None
@@ -285,22 +286,35 @@ class Evaluator:
                                    pdbs).run(rows, num_candidates)
             except PluginError:
                 pass  # the per-node form words the errors as upstream does
-        return self.dry_run_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates)
+        has_victims = None
+        if given is not None and self._victim_cache is not None:
+            # Lower-priority pods per node, from the cache the batch form keeps: a node
+            # with none has no victims, whatever is_eligible_pod says.
+            snap = self.handle.snapshot
+            counts, _ = self._victim_cache.lookup(snap.table, snap.node_infos, given,
+                                                  pod.priority)
+            has_victims = counts > 0
+        return self.dry_run_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates,
+                                     has_victims=has_victims)
 
     def dry_run_per_node(self, state: CycleState, pod: Pod,
                          potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
-                         offset: int, num_candidates: int
+                         offset: int, num_candidates: int, *,
+                         has_victims: np.ndarray | None = None
                          ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """``dry_run_preemption`` as upstream: ``select_victims_on_node`` on a copy of each
-        node in turn (the reference the batch form is checked against)."""
+        node in turn (the reference the batch form is checked against). ``has_victims``:
+        per potential node, False when it holds no pod of lower priority than ``pod``."""
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses = NodeToStatus()
         errs: list[str] = []
         n = len(potential_nodes)
         for i in range(n):
-            src = potential_nodes[(offset + i) % n]
-            if not any(self.is_preemption_allowed(src, p, pod) for p in src.pods):
+            j = (offset + i) % n
+            src = potential_nodes[j]
+            if ((has_victims is not None and not has_victims[j])
+                    or not any(self.is_preemption_allowed(src, p, pod) for p in src.pods)):
                 # what select_victims_on_node answers, without copying node and state
                 statuses.set(src.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
                 continue
