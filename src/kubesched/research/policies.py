@@ -264,10 +264,6 @@ def min_max_normalize(scores: np.ndarray) -> np.ndarray:
 class BestFit(_StateScored, ScorePlugin):
     name = "BestFit"
 
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
-        self.args = args or {}
-        self.handle = handle
-
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return self.state_score(self.node_state(node_info), pod_gpu(pod))
 
@@ -296,10 +292,6 @@ def dot_product_score(node: NodeGpu, pod: PodGpu) -> int:
 
 class DotProduct(_StateScored, ScorePlugin):
     name = "DotProduct"
-
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
-        self.args = args or {}
-        self.handle = handle
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         return dot_product_score(self.node_state(node_info), pod_gpu(pod))
@@ -337,10 +329,6 @@ def gpu_clustering_score(node: NodeGpu, affinities: Counter[str], pod: PodGpu) -
 
 class GpuClustering(_GpuBase, ScorePlugin):
     name = "GpuClustering"
-
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
-        self.args = args or {}
-        self.handle = handle
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         pg = pod_gpu(pod)
@@ -410,10 +398,6 @@ def gpu_packing_score(node: NodeGpu, pod: PodGpu) -> int:
 class GpuPacking(_StateScored, ScorePlugin):
     name = "GpuPacking"
 
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
-        self.args = args or {}
-        self.handle = handle
-
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         pg = pod_gpu(pod)
         if pg.milli <= 0:
@@ -444,10 +428,6 @@ class Random(PreScorePlugin, ScorePlugin):
     scores 100, every other node 0."""
 
     name = "Random"
-
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
-        self.args = args or {}
-        self.handle = handle
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
         rng = self.handle.rng if self.handle is not None else None
