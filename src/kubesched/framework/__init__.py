@@ -14,7 +14,7 @@ names; a per-node plugin is all it takes::
 Its constructor may take nothing, ``args`` (its ``pluginConfig`` args), ``handle``, or both.
 The optional capabilities are Protocols the framework resolves once per plugin when a profile
 is built: ``FilterBatch``, ``ScoreBatch``, ``NormalizeScore``, ``EnqueueExtensions``,
-``FrameworkAware``, ``PostFilterDecide``. See docs/plugins.md.
+``FrameworkAware``, ``PostFilterDecide``, ``PodSigner``. See docs/plugins.md.
 """
 
 from kubesched.framework.cycle_state import CycleState
@@ -39,6 +39,7 @@ from kubesched.framework.interface import (
     PermitPlugin,
     Plugin,
     PluginError,
+    PodSigner,
     PostBindPlugin,
     PostFilterDecide,
     PostFilterPlugin,
@@ -77,6 +78,7 @@ __all__ = [
     "PermitPlugin",
     "Plugin",
     "PluginError",
+    "PodSigner",
     "PostBindPlugin",
     "PostFilterDecide",
     "PostFilterPlugin",

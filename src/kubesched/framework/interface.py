@@ -7,7 +7,7 @@ when a plugin defines it and loops the per-node form otherwise. Both forms must 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, overload, runtime_checkable
 
@@ -309,3 +309,11 @@ class PostFilterDecide(Protocol):
     the result has ``status``, ``nominated`` and ``candidate`` (with ``victims.pods``)."""
 
     def decide(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus) -> Any: ...
+
+
+@runtime_checkable
+class PodSigner(Protocol):
+    """OpportunisticBatching's SignPod: what of the pod this plugin's verdicts depend on
+    (``(signer, value)`` fragments), or None when it cannot sign this pod."""
+
+    def sign_pod(self, pod: Pod) -> Sequence[tuple[str, Hashable]] | None: ...

@@ -28,7 +28,6 @@ from kubesched.framework.interface import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     READS_NODE,
-    READS_PODS,
     READS_RESOURCES,
     BatchStatus,
     BindPlugin,
@@ -40,6 +39,7 @@ from kubesched.framework.interface import (
     NormalizeScore,
     Plugin,
     PluginError,
+    PodSigner,
     PostBindPlugin,
     PostFilterPlugin,
     PreBindPlugin,
@@ -200,8 +200,6 @@ class Framework:
         self.plugins = instances
         self.observer: Observer | None = None
         self.batch = OpportunisticBatch()
-        self._signers: list[Any] | None = None  # None: not yet computed
-        self._signatures_on = False
         self._resolve()
         for p in instances.values():  # plugins that drive the framework (DefaultPreemption)
             if isinstance(p, FrameworkAware):
@@ -231,6 +229,18 @@ class Framework:
             for p in self.filter]
         self.batch_filters = frozenset(p.name for p, _f, b in self._filter_calls
                                        if b is not None)
+        # Filters whose verdict a change of the table's columns answers (filter_reads), and
+        # PreFilters keeping state AddPod/RemovePod update: filters_read_only_resources
+        self._column_filters = frozenset(
+            p.name for p in self.filter if p.filter_reads == READS_NODE
+            or (p.filter_reads == READS_RESOURCES and p.name in self.batch_filters))
+        self._extended_pre_filters = frozenset(
+            p.name for p in self.pre_filter if p.pre_filter_extensions() is not None)
+        # computeBatchablePlugins: every PreFilter, Filter, PreScore and Score plugin signs
+        named = {p.name: p for p in (*self.pre_filter, *self.filter, *self.pre_score,
+                                     *self.score)}
+        self._signers = [p for p in named.values() if isinstance(p, PodSigner)]
+        self._all_sign = len(self._signers) == len(named)
         self._post_filter_calls = [(p, call(p, p.post_filter, "PostFilter"))
                                    for p in self.post_filter]
         self._pre_score_calls = [(p, call(p, p.pre_score, "PreScore")) for p in self.pre_score]
@@ -355,15 +365,10 @@ class Framework:
         requested and pod-count columns (``framework/adjusted.py``) for this cycle's pod:
         every Filter that runs reads nothing else of the pods on a node, and no PreFilter
         that runs keeps state its AddPod/RemovePod would update."""
-        for p in self.filter:
-            if p.name in state.skip_filter:
-                continue
-            reads = getattr(p, "filter_reads", READS_PODS)
-            if reads == READS_NODE or (reads == READS_RESOURCES and hasattr(p, "filter_batch")):
-                continue
-            return False
-        return all(p.name in state.skip_filter or p.pre_filter_extensions() is None
-                   for p in self.pre_filter)
+        skip = state.skip_filter
+        return (all(p.name in skip or p.name in self._column_filters for p in self.filter)
+                and all(p.name in skip or p.name not in self._extended_pre_filters
+                        for p in self.pre_filter))
 
     def _add_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo
                             ) -> tuple[bool, CycleState, NodeInfo]:
@@ -467,20 +472,7 @@ class Framework:
     def signatures_enabled(self) -> bool:
         """``computeBatchablePlugins``: every PreFilter, Filter, PreScore and Score plugin
         can sign pods (``sign_pod``), and no extender is configured."""
-        if self._signers is None:
-            signers: list[Any] = []
-            seen: set[str] = set()
-            ok = not self.handle.extenders
-            for p in (*self.pre_filter, *self.filter, *self.pre_score, *self.score):
-                if p.name in seen:
-                    continue
-                seen.add(p.name)
-                if getattr(p, "sign_pod", None) is None:
-                    ok = False
-                signers.append(p)
-            self._signers = signers if ok else []
-            self._signatures_on = ok
-        return self._signatures_on
+        return self._all_sign and not self.handle.extenders
 
     def sign_pod(self, pod: Pod) -> Hashable | None:
         """``SignPod``: the pod's signature, or None when some plugin cannot sign it (or
@@ -489,7 +481,7 @@ class Framework:
         if not self.signatures_enabled():
             return None
         sig: dict[str, Hashable] = {signers.SCHEDULER_NAME: pod.spec.scheduler_name}
-        for p in self._signers or ():
+        for p in self._signers:
             fragments = p.sign_pod(pod)
             if fragments is None:
                 return None
