@@ -57,15 +57,14 @@ from kubesched.api.types import (
     WeightedPodAffinityTerm,
     WorkloadRef,
 )
+from kubesched.api.validation.meta import LABEL_SELECTOR_OPS
+from kubesched.api.validation.pod import NODE_SELECTOR_OPS, TAINT_EFFECTS
 from kubesched.errors import InputError
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-LABEL_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
-NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 MAX_QUANTITY = 2**63 - 1
 # Node-table columns are int64 sums of per-pod values, and scores go through float64: values

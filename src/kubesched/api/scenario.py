@@ -47,6 +47,7 @@ from kubesched.api.types import (
     PriorityClass,
     Toleration,
 )
+from kubesched.api.validation.objects import SYSTEM_PRIORITY_CLASSES
 from kubesched.api.validation.registry import validate_object
 from kubesched.api.workloads import expand_deployments
 from kubesched.errors import InputError
@@ -159,11 +160,6 @@ DEFAULT_TOLERATION_SECONDS = 300
 TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget,
                                   **DRA_PARSERS}
 
-#: PriorityClasses every cluster has (scheduling.k8s.io SystemPriorityClasses).
-SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
-    "system-cluster-critical": 2000000000,
-    "system-node-critical": 2000001000,
-}
 
 
 @dataclass

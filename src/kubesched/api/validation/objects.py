@@ -26,6 +26,7 @@ from kubesched.api.validation.pod import (
 # scheduling.k8s.io: user-defined classes go up to HighestUserDefinablePriority; the names
 # and values above it belong to the system classes
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+# the PriorityClasses every cluster has (scheduling.k8s.io SystemPriorityClasses)
 SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2_000_000_000,
                            "system-node-critical": 2_000_001_000}
 SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
