@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -56,8 +56,6 @@ class Shape:
     nullable: bool = True
     bits: int = 0  # an integer's format (int32, int64): Go's decoding refuses the others
 
-
-ANY = Shape()
 
 
 class ReleaseSchema:
@@ -372,9 +370,3 @@ def _type_ok(value: Any, types: tuple[str, ...]) -> bool:
 def _short(v: Any) -> Any:
     text = repr(v)
     return v if len(text) <= 80 else text[:77] + "..."
-
-
-def iter_kinds(schema: ReleaseSchema) -> Iterator[tuple[str, list[str]]]:
-    """Every kind the release (or a registration) knows, with its apiVersions."""
-    for kind, versions in sorted(schema.served.items()):
-        yield kind, sorted(versions)

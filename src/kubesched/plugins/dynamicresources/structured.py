@@ -237,9 +237,7 @@ class Allocator:
 
     def __init__(self, features: Features, allocated: set[DeviceID],
                  classes: Mapping[str, DeviceClass], slices: list[ResourceSlice],
-                 taint_rules: Iterable[DeviceTaintRule] = (),
-                 consumed_counters: Mapping[tuple[str, str, str], Mapping[str, Fraction]]
-                 | None = None) -> None:
+                 taint_rules: Iterable[DeviceTaintRule] = ()) -> None:
         self.features = features
         self.allocated = allocated
         self.classes = classes
