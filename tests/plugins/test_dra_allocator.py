@@ -310,6 +310,7 @@ def test_match_attribute_missing_attribute() -> None:
 
 
 def test_distinct_attribute() -> None:
+    # distinctAttribute is KEP-5075's: only the incubating allocator knows it
     got = run([claim(claim0, request(req0, classA, 2),
                      constraints=(DeviceConstraint(distinct_attribute=f"{driverA}/numa"),))],
               [dra_class(classA, driverA)],
@@ -317,7 +318,7 @@ def test_distinct_attribute() -> None:
                                   device(device1, attributes={"numa": 1}),
                                   device(device2, attributes={"numa": 1}),
                                   device(device3, attributes={"numa": 2}))],
-              node(node1, region1))
+              node(node1, region1), features=replace(ALL_FEATURES, consumable_capacity=True))
     assert got == [[dev(req0, driverA, pool1, device1), dev(req0, driverA, pool1, device3)]]
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.api.dra.types import ResourceClaim
+from kubesched.api.quantity import format_quantity
 from kubesched.api.types import (
     CPU,
     Affinity,
@@ -206,6 +207,15 @@ def encode_claim_status(claim: ResourceClaim) -> dict[str, Any]:
                 res["adminAccess"] = r.admin_access
             if r.tolerations:
                 res["tolerations"] = [_prune(_generic(t)) for t in r.tolerations]
+            if r.binding_conditions:
+                res["bindingConditions"] = list(r.binding_conditions)
+            if r.binding_failure_conditions:
+                res["bindingFailureConditions"] = list(r.binding_failure_conditions)
+            if r.share_id is not None:
+                res["shareID"] = r.share_id
+            if r.consumed_capacity:
+                res["consumedCapacity"] = {k: format_quantity(v)
+                                           for k, v in r.consumed_capacity.items()}
             results.append(res)
         devices: dict[str, Any] = {"results": results}
         if a.config:
@@ -217,8 +227,16 @@ def encode_claim_status(claim: ResourceClaim) -> dict[str, Any]:
         alloc: dict[str, Any] = {"devices": devices}
         if a.node_selector is not None:
             alloc["nodeSelector"] = {"nodeSelectorTerms": [_term(t) for t in a.node_selector]}
+        if a.allocation_timestamp is not None:
+            alloc["allocationTimestamp"] = _time(a.allocation_timestamp)
         out["allocation"] = alloc
     if claim.reserved_for:
         out["reservedFor"] = [_prune({"resource": r.resource, "name": r.name, "uid": r.uid,
                                       "apiGroup": r.api_group}) for r in claim.reserved_for]
+    if claim.devices:
+        out["devices"] = [_prune({
+            "driver": d.driver, "pool": d.pool, "device": d.device, "shareID": d.share_id,
+            "conditions": [_prune({"type": c.type, "status": c.status, "reason": c.reason,
+                                   "message": c.message}) for c in d.conditions]})
+            for d in claim.devices]
     return out

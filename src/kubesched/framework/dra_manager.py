@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesched.api.dra.store import DeviceID, allocated_devices, dra_index
+from kubesched.api.dra.store import AllocatedState, DeviceID, allocated_devices, dra_index
 from kubesched.api.dra.types import ResourceClaim
 
 
@@ -31,3 +31,13 @@ class DraManager:
         for claim in self.in_flight.values():
             out.update(allocated_devices(claim))
         return out
+
+    def allocated_state(self, objects: Mapping[str, list[Any]] | None,
+                        consumable: bool) -> AllocatedState:
+        """GatherAllocatedState (DRAConsumableCapacity on) or ListAllAllocatedDevices
+        wrapped in an AllocatedState (off), as upstream's PreFilter chooses: allocated
+        claims plus in-flight ones."""
+        state = dra_index(objects).allocated_state(consumable)
+        for claim in self.in_flight.values():
+            state.add(claim, consumable)
+        return state

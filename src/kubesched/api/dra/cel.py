@@ -3,6 +3,7 @@
 ``cel-expr-python``).
 
 An expression sees one variable, ``device``: ``device.driver`` (a string),
+``device.allowMultipleAllocations`` (a bool, only with DRAConsumableCapacity on),
 ``device.attributes[domain][id]`` (int, bool, string or a semver version) and
 ``device.capacity[domain][id]`` (quantities). Attribute and capacity names without a domain
 belong to the device's driver. Looking up a domain the device does not have yields an empty
@@ -224,8 +225,11 @@ class CompiledSelector:
             for lit in missing:
                 attributes.setdefault(lit, {})
                 capacity.setdefault(lit, {})
-        value = self.program.eval(data={"device": {
-            "driver": device.driver, "attributes": attributes, "capacity": capacity}})
+        fields: dict[str, Any] = {
+            "driver": device.driver, "attributes": attributes, "capacity": capacity}
+        if device.allow_multiple_allocations is not None:
+            fields["allowMultipleAllocations"] = device.allow_multiple_allocations
+        value = self.program.eval(data={"device": fields})
         kind = value.type()
         if kind == cel.Type.ERROR:
             raise CelRuntimeError(_clean(str(value.value())))
@@ -276,6 +280,8 @@ class DeviceInput:
     driver: str
     attributes: Mapping[str, Mapping[str, Any]]
     capacity: Mapping[str, Mapping[str, str]]
+    # upstream's device type has this field only with DRAConsumableCapacity on (None: off)
+    allow_multiple_allocations: bool | None = None
 
 
 def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
@@ -285,9 +291,11 @@ def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
 
 
 def device_input(driver: str, attributes: Mapping[str, Any],
-                 capacity: Mapping[str, Fraction]) -> DeviceInput:
+                 capacity: Mapping[str, Fraction],
+                 allow_multiple_allocations: bool | None = None) -> DeviceInput:
     """``attributes`` map names to int, bool, str or ``Semver`` values; ``capacity`` to
-    exact quantities."""
+    exact quantities; ``allow_multiple_allocations`` None when DRAConsumableCapacity is
+    off (the field is then unknown to CEL)."""
     attrs: dict[str, dict[str, Any]] = {}
     for name, value in attributes.items():
         domain, ident = split_qualified_name(name, driver)
@@ -297,7 +305,7 @@ def device_input(driver: str, attributes: Mapping[str, Any],
     for name, q in capacity.items():
         domain, ident = split_qualified_name(name, driver)
         caps.setdefault(domain, {})[ident] = _qnew(q)
-    return DeviceInput(driver, attrs, caps)
+    return DeviceInput(driver, attrs, caps, allow_multiple_allocations)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from kubesched.api.dra.types import (
@@ -37,11 +39,70 @@ def allocated_devices(claim: ResourceClaim) -> Iterable[DeviceID]:
             if not r.admin_access]
 
 
+def shared_allocations(claim: ResourceClaim) -> Iterable[tuple[DeviceID, dict[str, Fraction]]]:
+    """The results of ``claim`` that share a device allowing multiple allocations (they
+    carry a shareID), with the capacity each consumes; admin access ones aside, as above."""
+    if claim.allocation is None:
+        return ()
+    return [((r.driver, r.pool, r.device), r.consumed_capacity)
+            for r in claim.allocation.results if not r.admin_access and r.share_id is not None]
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """structured.AllocatedState: what allocated (and in-flight) claims hold. ``devices``
+    are held exclusively; ``shared`` have shared allocations (upstream keeps their share
+    IDs, only the device part is ever read); ``capacity`` sums what those consume per
+    device (AggregatedCapacity). With DRAConsumableCapacity off every result is exclusive."""
+
+    devices: set[DeviceID] = field(default_factory=set)
+    shared: set[DeviceID] = field(default_factory=set)
+    capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+
+    def add(self, claim: ResourceClaim, consumable: bool) -> None:
+        """foreachAllocatedDevice's three callbacks for one claim."""
+        shared = list(shared_allocations(claim)) if consumable else []
+        exclusive = list(allocated_devices(claim))
+        for d, consumed in shared:
+            exclusive.remove(d)
+            self.shared.add(d)
+            if consumed:
+                add_capacity(self.capacity, d, consumed)
+        self.devices.update(exclusive)
+
+    def is_allocated(self, d: DeviceID) -> bool:
+        """IsDeviceAllocated: held exclusively or shared."""
+        return d in self.devices or d in self.shared or d in self.capacity
+
+
+def add_capacity(coll: dict[DeviceID, dict[str, Fraction]], d: DeviceID,
+                 consumed: Mapping[str, Fraction]) -> None:
+    """ConsumedCapacityCollection.Insert: the entry exists afterwards even when empty."""
+    cur = coll.setdefault(d, {})
+    for name, q in consumed.items():
+        cur[name] = cur.get(name, Fraction(0)) + q
+
+
+def remove_capacity(coll: dict[DeviceID, dict[str, Fraction]], d: DeviceID,
+                    consumed: Mapping[str, Fraction]) -> None:
+    """ConsumedCapacityCollection.Remove: names the entry lacks are ignored; an entry left
+    all zero is dropped."""
+    cur = coll.get(d)
+    if cur is None:
+        return
+    for name, q in consumed.items():
+        if name in cur:
+            cur[name] -= q
+    if all(v == 0 for v in cur.values()):
+        del coll[d]
+
+
 class DraIndex:
     """Lookups over one state of the DRA objects. Claims change through ``replace_claim``
     (which updates the index in place); everything else is rebuilt on a new key."""
 
-    __slots__ = ("_allocated", "claims", "classes", "key", "objects", "slices", "taint_rules")
+    __slots__ = ("_allocated", "_capacity", "_shared", "claims", "classes", "key", "objects",
+                 "slices", "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
         self.objects = objects
@@ -54,20 +115,51 @@ class DraIndex:
             s for s in objects.get("ResourceSlice", ()) if isinstance(s, ResourceSlice)]
         self.taint_rules: list[DeviceTaintRule] = [
             r for r in objects.get("DeviceTaintRule", ()) if isinstance(r, DeviceTaintRule)]
-        # device -> how many claims hold it; built on first use
+        # device -> how many claims hold it; built on first use. Of those, the shared
+        # allocations (results with a shareID) are counted again in _shared, and their
+        # consumed capacity summed in _capacity.
         self._allocated: dict[DeviceID, int] | None = None
+        self._shared: dict[DeviceID, int] = {}
+        self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
 
     def claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get(f"{namespace}/{name}")
 
     def allocated(self) -> dict[DeviceID, int]:
         if self._allocated is None:
-            counts: dict[DeviceID, int] = {}
+            self._allocated = {}
+            self._shared, self._capacity = {}, {}
             for c in self.claims.values():
-                for d in allocated_devices(c):
-                    counts[d] = counts.get(d, 0) + 1
-            self._allocated = counts
+                self._count(c, 1)
         return self._allocated
+
+    def allocated_state(self, consumable: bool) -> AllocatedState:
+        """The allocated claims' AllocatedState (a copy the caller may extend)."""
+        counts = self.allocated()
+        if not consumable:
+            return AllocatedState(set(counts))
+        return AllocatedState(
+            {d for d, n in counts.items() if n > self._shared.get(d, 0)},
+            set(self._shared), {d: dict(c) for d, c in self._capacity.items()})
+
+    def _count(self, claim: ResourceClaim, sign: int) -> None:
+        assert self._allocated is not None
+        for d in allocated_devices(claim):
+            n = self._allocated.get(d, 0) + sign
+            if n > 0:
+                self._allocated[d] = n
+            else:
+                self._allocated.pop(d, None)
+        for d, consumed in shared_allocations(claim):
+            n = self._shared.get(d, 0) + sign
+            if n > 0:
+                self._shared[d] = n
+            else:
+                self._shared.pop(d, None)
+            if consumed and sign > 0:
+                add_capacity(self._capacity, d, consumed)
+            elif consumed:
+                remove_capacity(self._capacity, d, consumed)
 
     def _stored(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
         if new is not None:
@@ -76,14 +168,10 @@ class DraIndex:
             self.claims.pop(old.key, None)
         if self._allocated is None:
             return
-        for d in allocated_devices(old) if old is not None else ():
-            n = self._allocated.get(d, 0) - 1
-            if n > 0:
-                self._allocated[d] = n
-            else:
-                self._allocated.pop(d, None)
-        for d in allocated_devices(new) if new is not None else ():
-            self._allocated[d] = self._allocated.get(d, 0) + 1
+        if old is not None:
+            self._count(old, -1)
+        if new is not None:
+            self._count(new, 1)
 
 
 _INDEXES: dict[int, DraIndex] = {}  # id(objects) -> its index

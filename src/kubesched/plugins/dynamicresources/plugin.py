@@ -112,7 +112,8 @@ def allocator_features(handle: Handle | None) -> Features:
         prioritized_list=on("DRAPrioritizedList"),
         partitionable_devices=on("DRAPartitionableDevices"),
         device_taints=on("DRADeviceTaints"),
-        device_binding=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"))
+        device_binding=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
+        consumable_capacity=on("DRAConsumableCapacity"))
 
 
 def claim_name(pod: Pod, pc: Any) -> tuple[str | None, bool]:
@@ -308,10 +309,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return None, unresolvable(f"resource claim {claim.key}, request "
                                               f"{req.name}: unknown request type")
         if to_allocate:
-            allocated = (dra.allocated_devices(self._objects()) if dra is not None
-                         else set(idx.allocated()))
-            s.allocator = Allocator(allocator_features(self.handle), allocated, idx.classes,
-                                    idx.slices, idx.taint_rules)
+            features = allocator_features(self.handle)
+            # GatherAllocatedState with consumable capacity on, else the allocated devices
+            allocated = (dra.allocated_state(self._objects(), features.consumable_capacity)
+                         if dra is not None
+                         else idx.allocated_state(features.consumable_capacity))
+            s.allocator = Allocator(features, allocated, idx.classes, idx.slices,
+                                    idx.taint_rules)
         s.claims = claims
         return None, None
 

@@ -1,5 +1,16 @@
 """Upstream's structured-parameters allocator (``k8s.io/dynamic-resource-allocation/
-structured``, the "stable" channel of kubernetes commit 03ab440c, plus distinctAttribute).
+structured``): the "stable" channel of kubernetes commit 03ab440c and, when consumable
+capacity or binding conditions are on, the "incubating" one (staging mirror
+kubernetes/dynamic-resource-allocation 3d036712, July 2026 = v1.37 development; the same
+code as v1.36.2's for what is implemented here).
+
+Upstream's ``NewAllocator`` picks the first channel whose features cover the enabled ones:
+"stable" (admin access, prioritized lists, partitionable devices, taints) or "incubating"
+(+ DRAConsumableCapacity, + DRADeviceBindingConditions with DRAResourceClaimDeviceStatus).
+kubesched has one implementation; ``Features.incubating`` switches on what only
+"incubating" does: distinctAttribute constraints, combinations instead of permutations of
+devices within a request (its ``startLocation``), pools with binding conditions tried last,
+the capacity requests check, and ``bindsToNode`` in the node selector.
 
 ``Allocator(features, allocated, classes, slices).allocate(node, claims)`` returns one
 ``AllocationResult`` per claim, or ``None`` when the claims cannot all be satisfied on the
@@ -12,6 +23,7 @@ constraints. Deterministic, so the same devices as upstream's allocator.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -24,6 +36,11 @@ from kubesched.api.dra.cel import (
     compile_selector,
     device_input,
 )
+from kubesched.api.dra.store import (
+    AllocatedState,
+    add_capacity,
+    remove_capacity,
+)
 from kubesched.api.dra.types import (
     ALL,
     ALLOCATION_RESULTS_MAX_SIZE,
@@ -32,8 +49,10 @@ from kubesched.api.dra.types import (
     TAINT_NO_SCHEDULE,
     AllocatedDeviceConfiguration,
     AllocationResult,
+    CapacityRequestPolicy,
     Device,
     DeviceClass,
+    DeviceRequest,
     DeviceRequestAllocationResult,
     DeviceSubRequest,
     DeviceTaint,
@@ -41,6 +60,7 @@ from kubesched.api.dra.types import (
     ResourceClaim,
     ResourceSlice,
 )
+from kubesched.api.quantity import int_value
 from kubesched.api.selectors import node_matches_terms
 from kubesched.api.types import Node, NodeSelectorRequirement, NodeSelectorTerm
 
@@ -57,7 +77,14 @@ class Features:
     prioritized_list: bool = True
     partitionable_devices: bool = False
     device_taints: bool = False
+    # DeviceBindingAndStatus: DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     device_binding: bool = False
+    consumable_capacity: bool = False
+
+    @property
+    def incubating(self) -> bool:
+        """Whether upstream would use its "incubating" allocator (see the module doc)."""
+        return self.device_binding or self.consumable_capacity
 
 
 @dataclass(slots=True)
@@ -131,7 +158,16 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Node | None,
                     pool.invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
                 seen.add(d.name)
         result.append(pool)
+    if features.incubating:
+        # incubating's GatherPools: pools offering devices with binding conditions come
+        # after all others (each group sorted by ID), so devices that bind at once win
+        result = ([p for p in result if not _has_binding_conditions(p)]
+                  + [p for p in result if _has_binding_conditions(p)])
     return result
+
+
+def _has_binding_conditions(pool: Pool) -> bool:
+    return any(d.binding_conditions for s in pool.targeting for d in s.devices)
 
 
 @dataclass(slots=True)
@@ -224,6 +260,110 @@ def taint_prevents_allocation(taints: Iterable[DeviceTaint], request: DeviceSubR
                and not any(tol.tolerates(t) for tol in request.tolerations) for t in taints)
 
 
+# ---------------------------------------------------------------- consumable capacity
+# (upstream's consumable_capacity.go, KEP-5075)
+
+
+def _go_rem(a: int, b: int) -> int:
+    """Go's ``%``: the remainder takes the dividend's sign."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def consumed_capacity(requested: Fraction | None, value: Fraction,
+                      policy: CapacityRequestPolicy | None) -> Fraction:
+    """calculateConsumedCapacity: what one allocation consumes of a capacity. No request:
+    the policy's default, else the whole capacity. A request is rounded up to the valid
+    range's next step (in whole units, as upstream's int64 ``Value()`` arithmetic) or to the
+    first valid value not below it."""
+    if requested is None:
+        if policy is not None and policy.default is not None:
+            return policy.default
+        return value
+    if policy is None:
+        return requested
+    rng = policy.valid_range
+    if rng is not None:
+        if requested < rng.min:
+            return rng.min
+        if rng.step is None:
+            return requested
+        step, low = int_value(rng.step), int_value(rng.min)
+        added = int_value(requested) - low
+        n = added // step if added >= 0 else -(-added // step)  # Go's truncating division
+        if _go_rem(added, step) != 0:
+            n += 1
+        return Fraction(low + step * n)
+    for valid in policy.valid_values:
+        if requested <= valid:
+            return valid
+    return requested
+
+
+def violates_policy(consumed: Fraction, policy: CapacityRequestPolicy | None) -> bool:
+    """violatesPolicy: above the range's max, off its step, or not a valid value. The
+    default is always allowed (upstream compares the Quantity structs; equal values here)."""
+    if policy is None:
+        return False
+    if policy.default is not None and consumed == policy.default:
+        return False
+    rng = policy.valid_range
+    if rng is not None:
+        if rng.max is not None and consumed > rng.max:
+            return True
+        if rng.step is not None:
+            added = int_value(consumed) - int_value(rng.min)
+            return _go_rem(added, int_value(rng.step)) != 0
+        return False
+    if policy.valid_values:
+        return not any(consumed == v for v in policy.valid_values)
+    return False
+
+
+def capacity_fits(current: Mapping[str, Fraction] | None, requests: Mapping[str, Fraction],
+                  device: Device, allocating: Mapping[str, Fraction] | None) -> bool | None:
+    """CmpRequestOverCapacity: whether one more allocation of ``device`` for ``requests``
+    fits beside what allocated claims (``current``) and this Allocate call (``allocating``)
+    already consume of each capacity. None is upstream's error (a requested capacity the
+    device does not have), which its callers treat as "does not fit"."""
+    if any(name not in device.capacity for name in requests):
+        return None
+    for name, value in device.capacity.items():
+        policy = device.capacity_policies.get(name)
+        consumed = consumed_capacity(requests.get(name), value, policy)
+        if violates_policy(consumed, policy):
+            return False
+        total = consumed
+        if current is not None and name in current:
+            total += current[name]
+        if allocating is not None and name in allocating:
+            total += allocating[name]
+        if total > value:
+            return False
+    return True
+
+
+def consumed_from_request(requests: Mapping[str, Fraction], device: Device
+                          ) -> dict[str, Fraction]:
+    """GetConsumedCapacityFromRequest: what one allocation consumes of every capacity."""
+    return {name: consumed_capacity(requests.get(name), value,
+                                    device.capacity_policies.get(name))
+            for name, value in device.capacity.items()}
+
+
+def share_id(claim: ResourceClaim, request: str, device: DeviceID, index: int) -> str:
+    """A ShareID for one allocation of a device that allows multiple allocations. Upstream:
+    a random UUID; here one derived from the claim, request, device and the result's index,
+    so runs replay (unique per claim, as the claim's uid or key is part of it)."""
+    name = "/".join((claim.uid or claim.key, request, *device, str(index)))
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "kubesched:share:" + name))
+
+
+def kobj(claim: ResourceClaim) -> str:
+    """klog.KObj: ``namespace/name``, or the name alone for an empty namespace."""
+    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+
+
 class _Stop(Exception):
     pass
 
@@ -235,11 +375,14 @@ class _MaxSizeExceeded(Exception):
 class Allocator:
     """One per scheduling cycle (upstream: built in PreFilter), used for every node."""
 
-    def __init__(self, features: Features, allocated: set[DeviceID],
+    def __init__(self, features: Features, allocated: set[DeviceID] | AllocatedState,
                  classes: Mapping[str, DeviceClass], slices: list[ResourceSlice],
                  taint_rules: Iterable[DeviceTaintRule] = ()) -> None:
+        """``allocated``: the allocated state, or just the exclusively held devices."""
         self.features = features
-        self.allocated = allocated
+        self.state = (allocated if isinstance(allocated, AllocatedState)
+                      else AllocatedState(set(allocated)))
+        self.allocated = self.state.devices
         self.classes = classes
         self.slices = slices
         self.taint_rules = list(taint_rules)
@@ -255,8 +398,10 @@ class Allocator:
         key = id(device)
         found = self._inputs.get(key)
         if found is None:
+            multi = (device.allow_multiple_allocations
+                     if self.features.consumable_capacity else None)
             found = self._inputs[key] = device_input(driver, device.attributes,
-                                                     device.capacity)
+                                                     device.capacity, multi)
         return found
 
     def _selectors_match(self, claim: ResourceClaim, cls: DeviceClass | None,
@@ -269,7 +414,7 @@ class Allocator:
                     return False
                 continue
             compiled = compile_selector(expr)
-            who = f"class {cls.name}" if cls is not None else f"claim {claim.key}"
+            who = f"class {cls.name}" if cls is not None else f"claim {kobj(claim)}"
             if isinstance(compiled, CelCompileError):
                 raise AllocationError(f"{who}: selector #{i}: CEL compile error: "
                                       f"{compiled.detail}")
@@ -340,7 +485,7 @@ class Allocator:
                 avail[cs.name] = dict(cs.counters)
         for s in pool.slices:
             for d in s.devices:
-                if (pool.driver, pool.name, d.name) not in self.allocated:
+                if not self.state.is_allocated((pool.driver, pool.name, d.name)):
                     continue
                 for cc in d.consumes_counters:
                     cset = avail.get(cc.counter_set)
@@ -361,6 +506,17 @@ class Allocator:
         return run.run()
 
 
+@dataclass(slots=True)
+class _Result:
+    """internalDeviceResult: one device chosen for a request."""
+
+    rd: _RequestData
+    c: _Candidate
+    admin: bool | None
+    share_id: str | None = None
+    consumed: dict[str, Fraction] | None = None
+
+
 class _Run:
     """One Allocate call (upstream's unexported ``allocator``)."""
 
@@ -373,18 +529,19 @@ class _Run:
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
         self.constraints: list[list[_MatchAttribute]] = []
         self.allocating: dict[DeviceID, set[int]] = {}
-        self.results: list[list[tuple[_RequestData, _Candidate, bool | None]]] = [
-            [] for _ in claims]
+        self.results: list[list[_Result]] = [[] for _ in claims]
         self.consumed: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        # allocatingCapacity: what this call's allocations consume of shared devices
+        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
 
     def _class(self, claim: ResourceClaim, req: DeviceSubRequest) -> DeviceClass:
         if not req.device_class_name:
-            raise AllocationError(f"claim {claim.key}, request {req.name}: missing device "
+            raise AllocationError(f"claim {kobj(claim)}, request {req.name}: missing device "
                                   "class name (unsupported request type?)")
         cls = self.a.classes.get(req.device_class_name)
         if cls is None:
             raise AllocationError(
-                f"claim {claim.key}, request {req.name}: could not retrieve device class "
+                f"claim {kobj(claim)}, request {req.name}: could not retrieve device class "
                 f'{req.device_class_name}: deviceclass.resource.k8s.io "'
                 f'{req.device_class_name}" not found')
         return cls
@@ -392,7 +549,7 @@ class _Run:
     def _validate(self, ci: int, req: DeviceSubRequest, parent: str | None) -> _RequestData:
         claim = self.claims[ci]
         if not self.a.features.admin_access and req.admin_access is not None:
-            raise AllocationError(f"claim {claim.key}, request {req.name}: admin access is "
+            raise AllocationError(f"claim {kobj(claim)}, request {req.name}: admin access is "
                                   "requested, but the feature is disabled")
         rd = _RequestData(req, parent, self._class(claim, req))
         if req.allocation_mode == EXACT_COUNT:
@@ -401,32 +558,55 @@ class _Run:
             for pool in self.pools:
                 if pool.incomplete:
                     raise AllocationError(
-                        f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                        f"claim {kobj(claim)}, request {req.name}: asks for all devices, but "
                         f"resource pool {pool.pool_id} is currently being updated")
                 if pool.invalid:
                     raise AllocationError(
-                        f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                        f"claim {kobj(claim)}, request {req.name}: asks for all devices, but "
                         f"resource pool {pool.pool_id} is currently invalid")
                 for s in pool.targeting:
                     for d in s.devices:
                         c = _Candidate((pool.driver, pool.name, d.name), d, s, pool)
-                        if self.a._is_selectable(self.node, claim, rd, c):
+                        if self.a._is_selectable(self.node, claim, rd, c) and \
+                                self._capacity_fits(req, c):
                             rd.all_devices.append(c)
             rd.num_devices = len(rd.all_devices)
         else:
-            raise AllocationError(f"claim {claim.key}, request {req.name}: unsupported count "
+            raise AllocationError(f"claim {kobj(claim)}, request {req.name}: unsupported count "
                                   f"mode {req.allocation_mode}")
         return rd
+
+    def _capacity_fits(self, req: DeviceSubRequest, c: _Candidate) -> bool:
+        """The capacity check (consumable capacity on; always true when off)."""
+        if not self.a.features.consumable_capacity:
+            return True
+        return bool(capacity_fits(self.a.state.capacity.get(c.id), req.capacity_requests or {},
+                                  c.device, self.allocating_capacity.get(c.id)))
+
+    def _check_capacity_requests(self, claim: ResourceClaim, request: DeviceRequest) -> None:
+        """incubating refuses capacity requests while DRAConsumableCapacity is off (the
+        stable allocator, used then unless binding conditions are on, ignores them)."""
+        if self.a.features.consumable_capacity or not self.a.features.incubating:
+            return
+        if request.exactly is not None and request.exactly.capacity_requests is not None:
+            raise AllocationError(f"claim {kobj(claim)}, request {request.name}: has capacity "
+                                  "requests, but the DRAConsumableCapacity feature is disabled")
+        for sub in request.first_available:
+            if sub.capacity_requests is not None:
+                raise AllocationError(
+                    f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, but "
+                    "the DRAConsumableCapacity feature is disabled")
 
     def run(self) -> list[AllocationResult] | None:
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, request in enumerate(claim.spec.requests):
+                if request.first_available and not self.a.features.prioritized_list:
+                    raise AllocationError(
+                        f"claim {kobj(claim)}, request {request.name}: has subrequests, "
+                        "but the DRAPrioritizedList feature is disabled")
+                self._check_capacity_requests(claim, request)
                 if request.first_available:
-                    if not self.a.features.prioritized_list:
-                        raise AllocationError(
-                            f"claim {claim.key}, request {request.name}: has subrequests, "
-                            "but the DRAPrioritizedList feature is disabled")
                     least = None
                     for si, sub in enumerate(request.first_available):
                         rd = self._validate(ci, sub, request.name)
@@ -441,16 +621,16 @@ class _Run:
                     min_devices += rd.num_devices
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocationError(
-                    f"claim {claim.key}: number of requested devices {min_devices} exceeds "
+                    f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds "
                     f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
             constraints: list[_MatchAttribute] = []
             for i, c in enumerate(claim.spec.constraints):
                 if c.match_attribute is not None:
                     constraints.append(_MatchAttribute(c.requests, c.match_attribute))
-                elif c.distinct_attribute is not None:
+                elif c.distinct_attribute is not None and self.a.features.incubating:
                     constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
                 else:
-                    raise AllocationError(f"claim {claim.key}, constraint #{i}: empty "
+                    raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty "
                                           "constraint (unsupported constraint type?)")
             self.constraints.append(constraints)
         try:
@@ -468,7 +648,12 @@ class _Run:
 
     # -- the search
 
-    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> bool:
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool,
+                      start: tuple[int, int, int] = (0, 0, 0)) -> bool:
+        """allocateOne: device ``di`` of request ``ri`` (subrequest ``si``) of claim ``ci``.
+        ``start`` (incubating's startLocation: pool, slice, device) is where the search for
+        this device begins, just after the request's previous device, so a request tries
+        combinations of devices rather than every permutation."""
         self.a.num_allocate_one += 1
         if ci >= len(self.claims):
             return True
@@ -518,25 +703,34 @@ class _Run:
                 undo()
             return done
         admin = bool(req.admin_access)
-        for pool in self.pools:
+        combinations = self.a.features.incubating
+        for pi in range(start[0], len(self.pools)):
+            pool = self.pools[pi]
             if pool.incomplete or pool.invalid:
                 continue
-            for s in pool.targeting:
-                for d in s.devices:
+            first_slice = start[1] if pi == start[0] else 0
+            for sj in range(first_slice, len(pool.targeting)):
+                s = pool.targeting[sj]
+                first_device = start[2] if (pi, sj) == start[:2] else 0
+                for dk in range(first_device, len(s.devices)):
+                    d = s.devices[dk]
                     did = (pool.driver, pool.name, d.name)
                     if admin:
                         if ci in self.allocating.get(did, ()):
                             continue
-                    elif did in self.a.allocated or self.allocating.get(did):
+                    elif self._in_use(did):
                         continue
                     c = _Candidate(did, d, s, pool)
                     if not self.a._is_selectable(self.node, claim, rd, c):
                         continue
+                    if not self._capacity_fits(req, c):
+                        continue
                     undo = self._allocate_device(ci, rd, c, must=False)
                     if undo is None:
                         continue
+                    nxt = (pi, sj, dk + 1) if combinations else (0, 0, 0)
                     try:
-                        done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+                        done = self._allocate_one(ci, ri, si, di + 1, in_sub, nxt)
                     except BaseException:
                         undo()
                         raise
@@ -545,24 +739,37 @@ class _Run:
                     undo()
         return False
 
+    def _in_use(self, did: DeviceID) -> bool:
+        """deviceInUse: held exclusively by an allocated claim or by this call."""
+        return did in self.a.allocated or bool(self.allocating.get(did))
+
+    def _capacity_in_use(self, did: DeviceID) -> bool:
+        """deviceCapacityInUse: an allocated claim or this call shares the device."""
+        return did in self.a.state.capacity or did in self.allocating_capacity
+
     def _allocate_device(self, ci: int, rd: _RequestData, c: _Candidate, *,
                          must: bool) -> Callable[[], None] | None:
+        """allocateDevice: take ``c`` for ``rd`` if it is free, fits and keeps the claim's
+        constraints; returns how to give it back, or None.
+
+        As upstream, counters a candidate took are not given back when a taint or a
+        constraint then rejects it (they stay consumed until this Allocate call ends), and a
+        device allowing multiple allocations never gives its counters back."""
         req = rd.request
         admin = bool(req.admin_access)
-        if admin:
-            if ci in self.allocating.get(c.id, ()):
-                return None
-        elif c.id in self.a.allocated or self.allocating.get(c.id):
+        multi = self.a.features.consumable_capacity and c.device.allow_multiple_allocations
+        if not multi and admin and ci in self.allocating.get(c.id, ()):
+            return None
+        if not admin and self._in_use(c.id):
             return None
         if c.device.consumes_counters:
             if not self.a.features.partitionable_devices:
                 return None
-            if not self._take_counters(c):
+            # a shared device already in use has had its counters taken
+            if not (multi and self._capacity_in_use(c.id)) and not self._take_counters(c):
                 return None
         if self.a.features.device_taints and taint_prevents_allocation(
                 self.a._device_taints(c), req):
-            if c.device.consumes_counters:
-                self._release_counters(c)
             return None
         base = rd.parent or req.name
         sub = req.name if rd.parent else ""
@@ -571,21 +778,38 @@ class _Run:
             if not con.add(base, sub, c):
                 if must:
                     raise AllocationError(
-                        f"claim {self.claims[ci].key}, request {req.name}: cannot add device "
+                        f"claim {kobj(self.claims[ci])}, request {req.name}: cannot add device "
                         f"{'/'.join(c.id)} because a claim constraint would not be satisfied")
                 for done in constraints[:i]:
                     done.remove(base, sub, c)
-                if c.device.consumes_counters:
-                    self._release_counters(c)
                 return None
-        self.allocating.setdefault(c.id, set()).add(ci)
-        self.results[ci].append((rd, c, True if admin else None))
+        holders = self.allocating.setdefault(c.id, set())
+        if not multi:
+            holders.add(ci)
+        share: str | None = None
+        consumed: dict[str, Fraction] | None = None
+        if self.a.features.consumable_capacity:
+            # Checked by every caller before; upstream returns without undoing the above
+            # if it fails here (possible only for "All" requests whose devices another
+            # request of the call has filled since), and so does kubesched.
+            if not self._capacity_fits(req, c):
+                return None
+            if multi:
+                consumed = consumed_from_request(req.capacity_requests or {}, c.device)
+                share = share_id(self.claims[ci], rd.name, c.id, len(self.results[ci]))
+                add_capacity(self.allocating_capacity, c.id, consumed)
+        self.results[ci].append(_Result(rd, c, True if admin else None, share,
+                                        consumed or None))
 
         def undo() -> None:
             for con in constraints:
                 con.remove(base, sub, c)
-            self.allocating[c.id].discard(ci)
-            if c.device.consumes_counters:
+            holders.discard(ci)
+            if multi:
+                # an allocation consuming nothing stays recorded as a share (upstream)
+                if consumed:
+                    remove_capacity(self.allocating_capacity, c.id, consumed)
+            elif self.a.features.partitionable_devices and c.device.consumes_counters:
                 self._release_counters(c)
             self.results[ci].pop()
         return undo
@@ -616,11 +840,16 @@ class _Run:
 
     def _result(self, ci: int) -> AllocationResult:
         claim = self.claims[ci]
+        binding = self.a.features.device_binding
         results = tuple(
             DeviceRequestAllocationResult(
-                request=rd.name, driver=c.id[0], pool=c.id[1], device=c.id[2],
-                admin_access=admin, tolerations=rd.request.tolerations)
-            for rd, c, admin in self.results[ci])
+                request=r.rd.name, driver=r.c.id[0], pool=r.c.id[1], device=r.c.id[2],
+                admin_access=r.admin, tolerations=r.rd.request.tolerations,
+                share_id=r.share_id, consumed_capacity=dict(r.consumed or {}),
+                binding_conditions=r.c.device.binding_conditions if binding else (),
+                binding_failure_conditions=(r.c.device.binding_failure_conditions
+                                            if binding else ()))
+            for r in self.results[ci])
         config: list[AllocatedDeviceConfiguration] = []
         class_ranges: dict[str, tuple[int, int]] = {}
         for ri in range(len(claim.spec.requests)):
@@ -661,10 +890,11 @@ class _Run:
         config = [AllocatedDeviceConfiguration(c.source, (), c.opaque)
                   if len(c.requests) == n else c for c in config]
         return AllocationResult(results, tuple(config),
-                                self._node_selector([c for _, c, _ in self.results[ci]]))
+                                self._node_selector([r.c for r in self.results[ci]]))
 
-    @staticmethod
-    def _node_selector(cands: list[_Candidate]) -> tuple[NodeSelectorTerm, ...] | None:
+    def _node_selector(self, cands: list[_Candidate]) -> tuple[NodeSelectorTerm, ...] | None:
+        """createNodeSelector: a node-local device (or, incubating, one that binds to its
+        node) pins the claim to the node; otherwise the devices' selectors merged."""
         fields: list[NodeSelectorRequirement] = []
         exprs: list[NodeSelectorRequirement] = []
         for c in cands:
@@ -672,9 +902,12 @@ class _Run:
                 name, sel = c.device.node_name, c.device.node_selector
             else:
                 name, sel = c.slice.node_name, c.slice.node_selector
-            if name:
+            binds = self.a.features.incubating and c.device.binds_to_node
+            if name or binds:
+                # the node the allocation is for (the device's own for a node-local one)
+                target = self.node.name if self.node is not None else name
                 return (NodeSelectorTerm(match_fields=(
-                    NodeSelectorRequirement("metadata.name", "In", (name,)),)),)
+                    NodeSelectorRequirement("metadata.name", "In", (target,)),)),)
             if sel is not None:
                 if len(sel) > 1:
                     raise AllocationError(f"create NodeSelector for claim: unsupported "
