@@ -378,9 +378,13 @@ def test_shared_counters_partitions() -> None:
     def part(name: str, mem: str) -> Device:
         return device(name, consumes_counters=(
             DeviceCounterConsumption("gpu-0", {"memory": Fraction(int(mem))}),))
+    # the counters in a slice of their own, as the API requires (devices and sharedCounters
+    # are never in one slice); both slices make up the pool
     slices = [slice_with_devices(slice1, node1, pool1, driverA, part(device1, "8"),
-                                 part(device2, "4"), part(device3, "4"),
-                                 shared_counters=(CounterSet("gpu-0", {"memory": Fraction(8)}),))]
+                                 part(device2, "4"), part(device3, "4"), count=2),
+              ResourceSlice(metadata=ObjectMeta(name=slice2), driver=driverA, pool=pool1,
+                            resource_slice_count=2,
+                            shared_counters=(CounterSet("gpu-0", {"memory": Fraction(8)}),))]
     got = run([claim(claim0, request(req0, classA, 2))], [dra_class(classA, driverA)], slices,
               node(node1, region1))
     assert got == [[dev(req0, driverA, pool1, device2), dev(req0, driverA, pool1, device3)]]

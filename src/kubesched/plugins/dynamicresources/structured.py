@@ -91,8 +91,9 @@ class Features:
 class Pool:
     driver: str
     name: str
-    slices: list[ResourceSlice] = field(default_factory=list)  # newest generation only
-    targeting: list[ResourceSlice] = field(default_factory=list)  # slices for this node
+    targeting: list[ResourceSlice] = field(default_factory=list)  # device slices for the node
+    not_targeting: list[ResourceSlice] = field(default_factory=list)  # the pool's others
+    counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
     incomplete: bool = False
     invalid: bool = False
     invalid_reason: str = ""
@@ -113,57 +114,108 @@ def node_matches(node: Node | None, node_name: str, all_nodes: bool,
     return False
 
 
-def gather_pools(slices: Iterable[ResourceSlice], node: Node | None,
+def gather_pools(slices: list[ResourceSlice], node: Node | None,
                  features: Features) -> list[Pool]:
-    """GatherPools: the pools with devices reachable from ``node``, newest generation of
-    each, flagged incomplete (not all slices published) or invalid (duplicate device
-    names). Counter-only slices (sharedCounters, no devices) belong to their pool without
-    targeting a node."""
-    all_pools: dict[tuple[str, str], Pool] = {}
+    """GatherPools: the pools with slices relevant for ``node``, sorted by driver and pool
+    name, each at the newest generation among its relevant slices, flagged incomplete (not
+    all of that generation's slices published) or invalid (duplicate device or counter set
+    names, counters consumed from unknown counter sets); a pool whose generation another
+    slice has superseded is left out. Slices sharing counters are relevant everywhere for
+    the stable allocator, only where they select the node for the incubating one (which
+    then finds them among all the pool's slices)."""
+    pools: dict[tuple[str, str], list[ResourceSlice]] = {}
     for s in slices:
+        if not features.partitionable_devices and (s.per_device_node_selection
+                                                   or s.shared_counters):
+            continue
+        if s.shared_counters and not features.incubating:
+            relevant = True
+        elif s.node_name or s.all_nodes or s.node_selector is not None:
+            relevant = node_matches(node, s.node_name, s.all_nodes, s.node_selector)
+        elif s.per_device_node_selection:
+            relevant = any(node_matches(node, d.node_name, d.all_nodes, d.node_selector)
+                           for d in s.devices)
+        else:
+            continue  # some future way of selecting nodes
+        if not relevant:
+            continue
         key = (s.driver, s.pool)
-        pool = all_pools.get(key)
-        if pool is None:
-            pool = all_pools[key] = Pool(s.driver, s.pool, [s])
-            continue
-        gen = pool.slices[0].pool_generation
-        if s.pool_generation < gen:
-            continue
-        if s.pool_generation > gen:
-            pool.slices = []
-        pool.slices.append(s)
+        found = pools.get(key)
+        if found is None or s.pool_generation > found[0].pool_generation:
+            pools[key] = [s]
+        elif s.pool_generation == found[0].pool_generation:
+            found.append(s)
     result = []
-    for key in sorted(all_pools):
-        pool = all_pools[key]
-        pool.slices.sort(key=lambda s: s.name)
-        for s in pool.slices:
-            if not s.devices:
-                continue
-            if s.per_device_node_selection:
-                if not features.partitionable_devices:
-                    continue
-                if any(node_matches(node, d.node_name, d.all_nodes, d.node_selector)
-                       for d in s.devices):
-                    pool.targeting.append(s)
-            elif (s.node_name or s.all_nodes or s.node_selector is not None) and \
-                    node_matches(node, s.node_name, s.all_nodes, s.node_selector):
-                pool.targeting.append(s)
-        if not pool.targeting:
+    for key in sorted(pools):
+        for_node = pools[key]
+        count = for_node[0].resource_slice_count
+        if len(for_node) == count:
+            result.append(_build_pool(key, for_node, features, None))
             continue
-        pool.incomplete = len(pool.slices) != pool.slices[0].resource_slice_count
-        seen: set[str] = set()
-        for s in pool.slices:
-            for d in s.devices:
-                if d.name in seen:
-                    pool.invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
-                seen.add(d.name)
-        result.append(pool)
+        # Slices left out above (other nodes') may complete the pool, or show that a newer
+        # generation replaces it.
+        generation = for_node[0].pool_generation
+        same = [s for s in slices if (s.driver, s.pool) == key]
+        if any(s.pool_generation > generation for s in same):
+            continue
+        everything = [s for s in same if s.pool_generation == generation]
+        if len(everything) != count:
+            result.append(Pool(*key, incomplete=True))
+            continue
+        result.append(_build_pool(key, for_node, features, everything))
     if features.incubating:
         # incubating's GatherPools: pools offering devices with binding conditions come
         # after all others (each group sorted by ID), so devices that bind at once win
         result = ([p for p in result if not _has_binding_conditions(p)]
                   + [p for p in result if _has_binding_conditions(p)])
     return result
+
+
+def _build_pool(key: tuple[str, str], relevant: list[ResourceSlice], features: Features,
+                everything: list[ResourceSlice] | None) -> Pool:
+    """buildPool: the slices split into device slices for the node, the pool's other slices
+    and its counter sets, and the pool checked."""
+    pool = Pool(*key)
+    partitionable = features.partitionable_devices
+    relevant = sorted(relevant, key=lambda s: s.name)
+    counter_slices = [s for s in relevant if partitionable and s.shared_counters]
+    pool.targeting = [s for s in relevant if not (partitionable and s.shared_counters)]
+    names = {s.name for s in relevant}
+    for s in everything or ():
+        if s.name in names:
+            continue
+        if partitionable and s.shared_counters:
+            counter_slices.append(s)
+        else:
+            pool.not_targeting.append(s)
+    seen: set[str] = set()
+    for s in pool.targeting:
+        for d in s.devices:
+            if d.name in seen:
+                return _invalid(pool, f"duplicate device name {d.name}")
+            seen.add(d.name)
+    if not partitionable:
+        return pool
+    for s in counter_slices:
+        for cs in s.shared_counters:
+            if cs.name in pool.counter_sets:
+                return _invalid(pool, f"duplicate counter set name {cs.name}")
+            pool.counter_sets[cs.name] = cs.counters
+    for s in (*pool.targeting, *pool.not_targeting):
+        for d in s.devices:
+            for cc in d.consumes_counters:
+                counters = pool.counter_sets.get(cc.counter_set)
+                if counters is None:
+                    return _invalid(pool, f"counter set {cc.counter_set} not found")
+                for name in cc.counters:
+                    if name not in counters:
+                        return _invalid(pool, f"counter {name} not found in counter set "
+                                              f"{cc.counter_set}")
+    return pool
+
+
+def _invalid(pool: Pool, reason: str) -> Pool:
+    return Pool(pool.driver, pool.name, invalid=True, invalid_reason=reason)
 
 
 def _has_binding_conditions(pool: Pool) -> bool:
@@ -475,15 +527,13 @@ class Allocator:
     # ---------------------------------------------------------------- counters
 
     def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
+        """The pool's counters less what allocated devices (this node's or not) consume."""
         key = (pool.driver, pool.name)
         found = self._available_counters.get(key)
         if found is not None:
             return found
-        avail: dict[str, dict[str, Fraction]] = {}
-        for s in pool.slices:
-            for cs in s.shared_counters:
-                avail[cs.name] = dict(cs.counters)
-        for s in pool.slices:
+        avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+        for s in (*pool.targeting, *pool.not_targeting):
             for d in s.devices:
                 if not self.state.is_allocated((pool.driver, pool.name, d.name)):
                     continue
@@ -870,25 +920,25 @@ class _Run:
             for cfg in cls.config:
                 config.append(AllocatedDeviceConfiguration("FromClass", (rd.name,), cfg.opaque))
             class_ranges[cls.name] = (start, len(config))
+        # the names a config may use for each request: its own, or the chosen subrequest's
+        names = []
+        for ri, request in enumerate(claim.spec.requests):
+            rd = self.request_data[(ci, ri, 0)]
+            chosen = (f"{request.name}/{request.first_available[rd.selected_sub].name}"
+                      if rd.parent is not None else None)
+            names.append((request.name, chosen))
         for cfg in claim.spec.config:
-            if not cfg.requests:
-                config.append(AllocatedDeviceConfiguration("FromClaim", (), cfg.opaque))
-                continue
-            for ri, request in enumerate(claim.spec.requests):
-                if request.name in cfg.requests:
-                    config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
-                                                                cfg.opaque))
-                    continue
-                rd = self.request_data[(ci, ri, 0)]
-                if rd.parent is None:
-                    continue
-                sub = request.first_available[rd.selected_sub]
-                if f"{request.name}/{sub.name}" in cfg.requests:
-                    config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
-                                                                cfg.opaque))
-        n = len(claim.spec.requests)
+            # empty requests apply to all; otherwise the config is kept once if it names
+            # any request (or its chosen subrequest)
+            if not cfg.requests or any(name in cfg.requests or chosen in cfg.requests
+                                       for name, chosen in names):
+                config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
+                                                            cfg.opaque))
+        # a config naming every request applies to all: "empty means all"
         config = [AllocatedDeviceConfiguration(c.source, (), c.opaque)
-                  if len(c.requests) == n else c for c in config]
+                  if c.requests and all(name in c.requests or chosen in c.requests
+                                        for name, chosen in names) else c
+                  for c in config]
         return AllocationResult(results, tuple(config),
                                 self._node_selector([r.c for r in self.results[ci]]))
 
