@@ -437,6 +437,14 @@ class _ScenarioBuilder:
                 if value is not None and value not in known:
                     raise InputError(f"no {what} {value} in the scenario", file=f.source,
                                      obj=f.ref, field=fld, value=value)
+            if f.device is not None and f.device not in self._device_names():
+                raise InputError(f"no device {f.device} in the scenario's ResourceSlices",
+                                 file=f.source, obj=f.ref, field="spec.device",
+                                 value=f.device)
+
+    def _device_names(self) -> set[str]:
+        return {f"{s.driver}/{s.pool}/{d.name}"
+                for s in self.sc.objects.get("ResourceSlice", ()) for d in s.devices}
 
     def _warn_missing_nodes(self) -> None:
         """A pod bound to a Node the scenario lacks holds nothing anywhere; as in a cluster

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubesched.api.validation import label_value_errors, qualified_name_errors
+from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.config.types import API_VERSION, FieldError, join_path
 
 # ============================================================ strict decoding
@@ -290,11 +291,16 @@ SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
-# pkg/features in v1.35: StorageCapacityScoring alpha (off), DRASchedulerFilterTimeout beta (on),
-# DRADeviceBindingConditions alpha (off).
+# pkg/features in v1.35: StorageCapacityScoring alpha (off), DRASchedulerFilterTimeout beta (on).
 STORAGE_CAPACITY_SCORING = False
 DRA_SCHEDULER_FILTER_TIMEOUT = True
-DRA_DEVICE_BINDING_CONDITIONS = False
+
+
+def _binding_conditions(features: FeatureGates | None) -> bool:
+    """KEP-5007's gates as DynamicResourcesArgs' defaulting and validation read them."""
+    gates = features if features is not None else DEFAULT_FEATURE_GATES
+    return (gates.enabled("DRADeviceBindingConditions")
+            and gates.enabled("DRAResourceClaimDeviceStatus"))
 
 
 def _default_resources() -> list[dict[str, Any]]:
@@ -326,8 +332,10 @@ def decode_args(plugin: str, raw: Any, path: str) -> dict[str, Any]:
 # ============================================================ defaulting
 
 
-def default_args(plugin: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Upstream's SetDefaults_<Plugin>Args on a decoded args dict (a new dict is returned)."""
+def default_args(plugin: str, args: dict[str, Any] | None = None,
+                 features: FeatureGates | None = None) -> dict[str, Any]:
+    """Upstream's SetDefaults_<Plugin>Args on a decoded args dict (a new dict is returned);
+    ``features``: the run's gates (default: the default release's)."""
     a = copy.deepcopy(args) if args else {}
     if plugin == "NodeResourcesFit":
         a.setdefault("ignoredResources", [])
@@ -378,6 +386,8 @@ def default_args(plugin: str, args: dict[str, Any] | None = None) -> dict[str, A
         if "filterTimeout" not in a and DRA_SCHEDULER_FILTER_TIMEOUT:
             a["filterTimeout"] = "10s"
         a.setdefault("filterTimeout", None)
+        if a.get("bindingTimeout") is None and _binding_conditions(features):
+            a["bindingTimeout"] = "10m0s"
         a.setdefault("bindingTimeout", None)
     return a
 
@@ -604,7 +614,8 @@ def _validate_volume_binding(path: str, a: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-def _validate_dynamic_resources(path: str, a: dict[str, Any]) -> list[FieldError]:
+def _validate_dynamic_resources(path: str, a: dict[str, Any],
+                                features: FeatureGates | None = None) -> list[FieldError]:
     errs = []
     ft = a["filterTimeout"]
     if DRA_SCHEDULER_FILTER_TIMEOUT:
@@ -614,7 +625,12 @@ def _validate_dynamic_resources(path: str, a: dict[str, Any]) -> list[FieldError
     elif ft is not None:  # pragma: no cover - gate on in v1.35
         errs.append(FieldError(join_path(path, "filterTimeout"),
                                "forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
-    if a["bindingTimeout"] is not None and not DRA_DEVICE_BINDING_CONDITIONS:
+    bt = a["bindingTimeout"]
+    if _binding_conditions(features):
+        if bt is not None and parse_duration(bt) < 1:
+            errs.append(FieldError(join_path(path, "bindingTimeout"),
+                                   "must be at least 1 second", bt))
+    elif bt is not None:
         errs.append(FieldError(join_path(path, "bindingTimeout"),
                                "forbidden: DRADeviceBindingConditions or "
                                "DRAResourceClaimDeviceStatus feature gate is disabled"))
@@ -643,14 +659,18 @@ VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[FieldError]]] = {
     "NodeResourcesFit": _validate_fit,
     "PodTopologySpread": _validate_pod_topology_spread,
     "VolumeBinding": _validate_volume_binding,
-    "DynamicResources": _validate_dynamic_resources,
+    # DynamicResources: validate_args, as its validation reads the gates
 }
 
 
-def validate_args(plugin: str, args: dict[str, Any], path: str) -> list[FieldError]:
+def validate_args(plugin: str, args: dict[str, Any], path: str,
+                  features: FeatureGates | None = None) -> list[FieldError]:
     """Upstream's Validate<Plugin>Args on defaulted args.
 
-    ``path`` is the args' field path, e.g. ``profiles[0].pluginConfig[1].args``.
+    ``path`` is the args' field path, e.g. ``profiles[0].pluginConfig[1].args``;
+    ``features`` the run's gates (DynamicResourcesArgs' fields depend on them).
     """
+    if plugin == "DynamicResources":
+        return _validate_dynamic_resources(path, args, features)
     fn = VALIDATORS.get(plugin)
     return fn(path, args) if fn else []

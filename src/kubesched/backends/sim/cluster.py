@@ -338,13 +338,14 @@ class SimCluster:
         if current is None or current.uid != claim.uid:
             raise BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
         new = with_status(current, allocation=claim.allocation,
-                          reserved_for=claim.reserved_for)
+                          reserved_for=claim.reserved_for, devices=claim.devices)
         self._resource_version += 1
         new.metadata = copy.copy(current.metadata)
         new.metadata.resource_version = str(self._resource_version)
         replace_claim(objects, new)
         self._push(self.clock.now(), _STORAGE, (current, new))
-        return new
+        self.faults.claim_written(new)
+        return dra_index(objects).claim(new.namespace, new.name) or new
 
     def _release_claims(self, pod: Pod) -> None:
         """``pod`` is gone: the resourceclaim controller takes it out of its claims'

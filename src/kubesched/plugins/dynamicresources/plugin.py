@@ -16,6 +16,8 @@ UnschedulableAndUnresolvable as upstream's ``statusUnschedulable``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +31,15 @@ from kubesched.api.dra.store import (
     with_status,
 )
 from kubesched.api.dra.types import (
+    AllocatedDeviceStatus,
     AllocationResult,
+    DeviceRequestAllocationResult,
     ResourceClaim,
     claim_is_for_pod,
 )
 from kubesched.api.selectors import node_matches_terms
 from kubesched.api.types import NodeSelectorTerm, Pod
+from kubesched.config.args import parse_duration
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -66,6 +71,7 @@ from kubesched.plugins.dynamicresources.structured import (
     Features,
 )
 from kubesched.plugins.helper import default_normalize_score
+from kubesched.plugins.volumebinding.helpers import go_quote
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -88,6 +94,11 @@ DEVICE_CLASS = Resource.DEVICE_CLASS
 ERR_NO_STATE = "not found"
 ERR_CLAIM_NOT_CREATED = "ResourceClaim not created yet"
 ERR_API_UNSUPPORTED = "the API of the pod or claim is not supported"
+
+#: DynamicResourcesArgs.bindingTimeout's default (with binding conditions on)
+DEFAULT_BINDING_TIMEOUT = 600.0
+#: PreBind's poll interval while it waits for binding conditions
+BINDING_POLL_INTERVAL = 5.0
 
 
 @dataclass(slots=True)
@@ -158,6 +169,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
+        # KEP-5007: devices that need preparing before the pod may bind
+        self.binding_conditions = (feature_enabled(handle, "DRADeviceBindingConditions")
+                                   and feature_enabled(handle, "DRAResourceClaimDeviceStatus"))
+        timeout = (args or {}).get("bindingTimeout")
+        self.binding_timeout = (parse_duration(timeout) if timeout
+                                else DEFAULT_BINDING_TIMEOUT)
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         """A pod with claims cannot be batched (its allocation is per node and per cycle);
@@ -230,8 +247,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return QueueingHint.SKIP
         if old is None:
             return QueueingHint.QUEUE
-        if old.allocation == new.allocation and old.reserved_for == new.reserved_for:
-            return QueueingHint.SKIP
+        if (old.allocation, old.reserved_for, old.devices) == \
+                (new.allocation, new.reserved_for, new.devices):
+            return QueueingHint.SKIP  # the status is as before
         return QueueingHint.QUEUE
 
     def is_schedulable_after_pod_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
@@ -343,6 +361,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return error("node not found")
         unavailable = [i for i, sel in enumerate(s.available_on)
                        if sel is not None and not node_matches_terms(node, sel)]
+        if self.binding_conditions:
+            # an allocated claim whose binding failed or timed out: PostFilter may
+            # deallocate it so that other devices are tried
+            for i, claim in enumerate(s.claims):
+                if claim.allocation is None or i in unavailable:
+                    continue
+                try:
+                    ready = claim_ready_for_binding(claim)
+                except BindingFailed:
+                    unavailable.append(i)
+                    continue
+                if not ready and self._timed_out(claim):
+                    unavailable.append(i)
         if s.allocator is not None:
             claims = [s.claims[i] for i in s.to_allocate()]
             try:
@@ -386,7 +417,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if act:
                     try:
                         self._update_status(with_status(claim, allocation=None,
-                                                        reserved_for=()))
+                                                        reserved_for=(), devices=()))
                     except Exception as e:  # an API error from the backend
                         return error(str(e))
                 return Status(Code.UNSCHEDULABLE, ("deallocation of ResourceClaim completed",))
@@ -483,7 +514,65 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 s.claims[i] = self._bind_claim(s, i, pod)
             except Exception as e:  # an API error from the backend
                 return error(str(e))
-        return None
+        if not self.binding_conditions or not any(
+                r.binding_conditions for c in s.claims if c.allocation is not None
+                for r in c.allocation.results):
+            return None
+        backend = self.handle.backend if self.handle is not None else None
+        if backend is not None:
+            backend.record_event(pod, "Normal", "BindingConditionsPending",
+                                 f"waiting for binding conditions for device on node {node_name}")
+        return self._wait_for_binding(s, backend)
+
+    def _wait_for_binding(self, s: _State, backend: Any) -> Status | None:
+        """PreBind's wait (every 5 s, up to bindingTimeout) until every device's binding
+        conditions are True — an Error, and so another attempt, when a binding failure
+        condition is True, a claim's own timeout passed, or the wait ends.
+
+        The simulator's binding cycle takes no virtual time, and its driver acts only at
+        Fault times (docs/dra.md), so nothing can change while PreBind waits: it looks once
+        and a wait ends at once with upstream's timeout error; the pod is retried after its
+        backoff and looks again. A backend that runs binding cycles beside the scheduling
+        loop says ``wait_for_device_binding`` and PreBind then polls in real time."""
+        polls = (int(self.binding_timeout // BINDING_POLL_INTERVAL)
+                 if getattr(backend, "wait_for_device_binding", False) else 0)
+        for attempt in range(polls + 1):
+            if attempt:
+                time.sleep(BINDING_POLL_INTERVAL)
+            try:
+                if self._pod_ready_for_binding(s):
+                    return None
+            except BindingFailed as e:
+                return error(str(e))
+        return error("device binding timeout")
+
+    def _pod_ready_for_binding(self, s: _State) -> bool:
+        """isPodReadyForBinding over the claims as stored now; raises BindingFailed."""
+        idx = dra_index(self._objects())
+        for i, claim in enumerate(s.claims):
+            current = idx.claim(claim.namespace, claim.name)
+            if current is None or current.uid != claim.uid:
+                raise BindingFailed(f'could not find ResourceClaim "{claim.key}"')
+            s.claims[i] = current
+            if not claim_ready_for_binding(current):
+                if self._timed_out(current):
+                    raise BindingFailed(f"claim {current.name} binding timeout")
+                return False
+        return True
+
+    def _timed_out(self, claim: ResourceClaim) -> bool:
+        """isClaimTimeout: bindingTimeout passed since the allocation was written, for a
+        claim with binding conditions."""
+        a = claim.allocation
+        if not self.binding_conditions or a is None or a.allocation_timestamp is None:
+            return False
+        if not any(r.binding_conditions for r in a.results):
+            return False
+        return a.allocation_timestamp + self.binding_timeout < self._now()
+
+    def _now(self) -> float:
+        clock = self.handle.clock if self.handle is not None else None
+        return clock.now() if clock is not None else time.time()
 
     def _bind_claim(self, s: _State, i: int, pod: Pod) -> ResourceClaim:
         """bindClaim: the allocation from Reserve (if any) and the pod's reservation written
@@ -504,6 +593,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 current = with_status(current, allocation=allocation)
             current = with_status(current, reserved_for=(
                 *current.reserved_for, pod_reference(pod.name, pod.uid)))
+            if self.binding_conditions and current.allocation is not None and \
+                    current.allocation.allocation_timestamp is None:
+                # the binding timeout counts from here
+                current = with_status(current, allocation=dataclasses.replace(
+                    current.allocation, allocation_timestamp=self._now()))
             try:
                 return self._update_status(current)
             except Exception as e:
@@ -529,3 +623,40 @@ def compute_score(s: _State, results: list[AllocationResult]) -> int:
                 if f"{req.name}/{sub.name}" in chosen:
                     score += FIRST_AVAILABLE_MAX_SIZE - rank
     return score
+
+
+class BindingFailed(Exception):
+    """A binding failure condition is True, or the binding timed out (PreBind's error)."""
+
+
+def device_status(claim: ResourceClaim, result: DeviceRequestAllocationResult
+                  ) -> AllocatedDeviceStatus | None:
+    """getAllocatedDeviceStatus: the driver's status of one allocated device."""
+    for d in claim.devices:
+        if (d.driver, d.pool, d.device, d.share_id) == \
+                (result.driver, result.pool, result.device, result.share_id):
+            return d
+    return None
+
+
+def claim_ready_for_binding(claim: ResourceClaim) -> bool:
+    """isClaimReadyForBinding: every binding condition of every allocated device True;
+    raises BindingFailed when a binding failure condition is True."""
+    if claim.allocation is None:
+        return False
+    for result in claim.allocation.results:
+        if not result.binding_conditions:
+            continue
+        status = device_status(claim, result)
+        if status is None:
+            return False
+        conditions = {c.type: c for c in status.conditions}
+        for name in result.binding_failure_conditions:
+            failed = conditions.get(name)
+            if failed is not None and failed.status == "True":
+                raise BindingFailed(f"claim {claim.name} binding failed: "
+                                    f"reason={failed.reason}, message={go_quote(failed.message)}")
+        if any(conditions.get(name) is None or conditions[name].status != "True"
+               for name in result.binding_conditions):
+            return False
+    return True
