@@ -173,3 +173,84 @@ spec:
 def test_api_server_refusals(doc: str, message: str) -> None:
     with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load_scenario_text(doc, release="1.35")
+
+
+def _slice(*devices: str) -> str:
+    body = "\n".join(f"  - {d}" for d in devices)
+    return f"""apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: s}}
+spec:
+  driver: d
+  nodeName: n1
+  pool: {{name: p, resourceSliceCount: 1}}
+  devices:
+{body}"""
+
+
+POLICY = ("{{name: a, allowMultipleAllocations: true, "
+          "capacity: {{bw: {{value: 10, requestPolicy: {}}}}}}}")
+
+
+# validation.go's validateDevice for consumable capacity (KEP-5075) and binding conditions
+# (KEP-5007), with its messages
+@pytest.mark.parametrize(("device", "field", "message"), [
+    ("{name: a, capacity: {bw: {value: 10, requestPolicy: {default: 1}}}}",
+     "spec.devices[0].capacity[bw].requestPolicy", "allowMultipleAllocations must be true"),
+    (POLICY.format("{default: 1, validValues: [1], validRange: {min: 1}}"),
+     "spec.devices[0].capacity[bw].requestPolicy", "exactly one policy can be specified"),
+    (POLICY.format("{validValues: [1, 2]}"),
+     "spec.devices[0].capacity[bw].requestPolicy.default", "required when validValues"),
+    (POLICY.format("{default: 1, validValues: [2, 1]}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validValues[1]", "sorted in ascending order"),
+    (POLICY.format("{default: 1, validValues: [1, 20]}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validValues[1]",
+     "option is larger than capacity value"),
+    (POLICY.format("{default: 3, validValues: [1, 2]}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validValues",
+     "default value is not valid according to the requestPolicy"),
+    (POLICY.format("{default: 2, validRange: {max: 4}}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validRange.min", "Required value"),
+    (POLICY.format("{default: 1, validRange: {min: 2}}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validRange.min", "default is less than min"),
+    (POLICY.format("{default: 3, validRange: {min: 2, step: 2}}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validRange.step",
+     "value is not a multiple of a given step"),
+    (POLICY.format("{default: 2, validRange: {min: 2, step: 9}}"),
+     "spec.devices[0].capacity[bw].requestPolicy.validRange.step",
+     "one step 11 is larger than capacity value"),
+    ("{name: a, bindingConditions: [ready]}", "spec.devices[0].bindingFailureConditions",
+     "bindingFailureConditions are required to use bindingConditions"),
+    ("{name: a, bindingFailureConditions: [failed]}", "spec.devices[0].bindingConditions",
+     "bindingConditions are required to use bindingFailureConditions"),
+    ("{name: a, bindingConditions: [ready], bindingFailureConditions: [ready]}",
+     "spec.devices[0].bindingFailureConditions[0]", "must not overlap with bindingConditions"),
+    ("{name: a, bindingConditions: [ready, ready], bindingFailureConditions: [failed]}",
+     "spec.devices[0].bindingConditions[1]", "Duplicate value"),
+    ("{name: a, bindingConditions: [a, b, c, d, e], bindingFailureConditions: [f]}",
+     "spec.devices[0].bindingConditions", "must have at most 4 items"),
+])
+def test_device_refusals(device: str, field: str, message: str) -> None:
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(_slice(device))
+    assert ei.value.field == field, str(ei.value)
+    assert message in str(ei.value)
+
+
+def test_valid_device_policies_accepted() -> None:
+    sc = load_scenario_text(_slice(
+        POLICY.format("{default: 2, validRange: {min: 2, step: 2, max: 10}}"),
+        "{name: b, bindingConditions: [ready], bindingFailureConditions: [failed], "
+        "bindsToNode: true}"))
+    a, b = sc.objects["ResourceSlice"][0].devices
+    assert a.allow_multiple_allocations
+    rng = a.capacity_policies["bw"].valid_range
+    assert rng is not None and (rng.min, rng.step, rng.max) == (2, 2, 10)
+    assert (b.binding_conditions, b.binding_failure_conditions, b.binds_to_node) == (
+        ("ready",), ("failed",), True)
+
+
+def test_slice_with_devices_and_counters_refused() -> None:
+    doc = _slice("{name: a}") + "\n  sharedCounters: [{name: c, counters: {x: {value: 1}}}]"
+    with pytest.raises(InputError, match="only one of `sharedCounters` or `devices`"):
+        load_scenario_text(doc)
