@@ -39,7 +39,8 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
     from kubesched.api.scenario import load_scenario
     from kubesched.config import default_config, load_config, load_config_file
 
-    scenario = load_scenario(list(scenario_paths), release=features.version, strict=strict)
+    scenario = load_scenario(list(scenario_paths), release=features.version, strict=strict,
+                             gates=features.enabled)
     for w in scenario.warnings:
         click.echo(f"warning: {w}", err=True)
     if config_path:

@@ -16,6 +16,7 @@ from kubesched.api.dra.cel import (
 )
 from kubesched.api.dra.types import ResourceClaim, generated_claim_name
 from kubesched.api.scenario import load_scenario_text
+from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError
 
 GPU = device_input("gpu.example.com",
@@ -254,3 +255,39 @@ def test_slice_with_devices_and_counters_refused() -> None:
     doc = _slice("{name: a}") + "\n  sharedCounters: [{name: c, counters: {x: {value: 1}}}]"
     with pytest.raises(InputError, match="only one of `sharedCounters` or `devices`"):
         load_scenario_text(doc)
+
+
+def test_disabled_fields_dropped_per_release() -> None:
+    """The 1.35 API server (DRAConsumableCapacity and DRADeviceBindingConditions alpha,
+    off) drops their fields from new slices and claims, with a warning; 1.37's keeps them."""
+    doc = _slice(POLICY.format("{default: 2, validRange: {min: 2}}"),
+                 "{name: b, bindingConditions: [ready], bindingFailureConditions: [failed], "
+                 "bindsToNode: true}")
+    old = load_scenario_text(doc, release="1.35", gates=FeatureGates("1.35").enabled)
+    a, b = old.objects["ResourceSlice"][0].devices
+    assert not a.allow_multiple_allocations and not a.capacity_policies
+    assert (b.binding_conditions, b.binds_to_node) == ((), False)
+    assert any("spec.devices[0].allowMultipleAllocations" in w and "bindsToNode" in w
+               for w in old.warnings)
+    new = load_scenario_text(doc, gates=FeatureGates("1.37").enabled)
+    a, b = new.objects["ResourceSlice"][0].devices
+    assert a.allow_multiple_allocations and b.binds_to_node and not new.warnings
+
+
+def test_distinct_attribute_dropped_then_refused_in_1_35() -> None:
+    # dropped by the strategy, the constraint is then empty, which validation refuses
+    claim = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests: [{name: r, exactly: {deviceClassName: x, capacity: {requests: {bw: 1}}}}]
+    constraints: [{distinctAttribute: d/numa}]"""
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(claim, release="1.35", gates=FeatureGates("1.35").enabled)
+    assert ei.value.field == "spec.devices.constraints[0]"
+    sc = load_scenario_text(claim)  # 1.37: kept
+    (c,) = sc.objects["ResourceClaim"]
+    assert c.spec.constraints[0].distinct_attribute == "d/numa"
+    assert c.spec.requests[0].exactly is not None
+    assert c.spec.requests[0].exactly.capacity_requests == {"bw": 1}

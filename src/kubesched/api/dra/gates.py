@@ -1,0 +1,82 @@
+"""What the API server drops from new DRA objects when a feature gate is off (the
+registry strategies' ``dropDisabledFields``, run before validation): the fields of
+DRAConsumableCapacity (KEP-5075) and of DRADeviceBindingConditions with
+DRAResourceClaimDeviceStatus (KEP-5007). The simulated API server runs with the run's gates
+(``--kubernetes-version``'s defaults and ``--feature-gates``), as a cluster started with the
+same flags for every component would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Any
+
+Gates = Callable[[str], bool]
+
+
+def _devices(spec: Any) -> Iterator[tuple[str, MutableMapping[str, Any]]]:
+    for i, d in enumerate(spec.get("devices") or () if isinstance(spec, dict) else ()):
+        if isinstance(d, dict):
+            basic = d.get("basic")  # v1beta1 wraps the fields
+            if isinstance(basic, dict):
+                yield f"spec.devices[{i}].basic", basic
+            else:
+                yield f"spec.devices[{i}]", d
+
+
+def _drop(obj: MutableMapping[str, Any], key: str, path: str, dropped: list[str]) -> None:
+    if obj.pop(key, None) is not None:
+        dropped.append(f"{path}.{key}")
+
+
+def _slice(doc: MutableMapping[str, Any], enabled: Gates, dropped: list[str]) -> None:
+    consumable = enabled("DRAConsumableCapacity")
+    binding = (enabled("DRADeviceBindingConditions")
+               and enabled("DRAResourceClaimDeviceStatus"))
+    for path, dev in _devices(doc.get("spec")):
+        if not consumable:
+            _drop(dev, "allowMultipleAllocations", path, dropped)
+            for name, cap in (dev.get("capacity") or {}).items():
+                if isinstance(cap, dict):
+                    _drop(cap, "requestPolicy", f"{path}.capacity[{name}]", dropped)
+        if not binding:
+            for key in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
+                _drop(dev, key, path, dropped)
+
+
+def _claim_spec(devices: Any, path: str, enabled: Gates, dropped: list[str]) -> None:
+    if enabled("DRAConsumableCapacity") or not isinstance(devices, dict):
+        return
+    for i, c in enumerate(devices.get("constraints") or ()):
+        if isinstance(c, dict):
+            _drop(c, "distinctAttribute", f"{path}.constraints[{i}]", dropped)
+    for i, r in enumerate(devices.get("requests") or ()):
+        if not isinstance(r, dict):
+            continue
+        p = f"{path}.requests[{i}]"
+        exactly = r.get("exactly")
+        if isinstance(exactly, dict):
+            _drop(exactly, "capacity", f"{p}.exactly", dropped)
+        elif "deviceClassName" in r:  # v1beta1: the request itself
+            _drop(r, "capacity", p, dropped)
+        for j, sub in enumerate(r.get("firstAvailable") or ()):
+            if isinstance(sub, dict):
+                _drop(sub, "capacity", f"{p}.firstAvailable[{j}]", dropped)
+
+
+def drop_disabled_fields(kind: str, doc: MutableMapping[str, Any], enabled: Gates) -> list[str]:
+    """Remove from ``doc`` (in place) the fields its kind's strategy drops with the gates
+    ``enabled`` says are off; returns their paths."""
+    dropped: list[str] = []
+    spec = doc.get("spec")
+    if not isinstance(spec, dict):
+        return dropped
+    if kind == "ResourceSlice":
+        _slice(doc, enabled, dropped)
+    elif kind == "ResourceClaim":
+        _claim_spec(spec.get("devices"), "spec.devices", enabled, dropped)
+    elif kind == "ResourceClaimTemplate":
+        inner = spec.get("spec")
+        if isinstance(inner, dict):
+            _claim_spec(inner.get("devices"), "spec.spec.devices", enabled, dropped)
+    return dropped
