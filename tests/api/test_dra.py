@@ -291,3 +291,33 @@ spec:
     assert c.spec.constraints[0].distinct_attribute == "d/numa"
     assert c.spec.requests[0].exactly is not None
     assert c.spec.requests[0].exactly.capacity_requests == {"bw": 1}
+
+
+def test_claim_status_round_trip() -> None:
+    """The status the kube backend writes (encode_claim_status) reads back the same: the
+    shares, consumed capacity, binding conditions, allocation time and device statuses."""
+    from kubesched.api.dra.types import parse_resource_claim
+    from kubesched.api.encode import encode_claim_status
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+           "metadata": {"name": "c", "namespace": "default"},
+           "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+               "deviceClassName": "x"}}]}},
+           "status": {
+               "allocation": {
+                   "allocationTimestamp": "2026-01-02T03:04:05Z",
+                   "devices": {"results": [{
+                       "request": "r", "driver": "d", "pool": "p", "device": "nic",
+                       "shareID": "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
+                       "consumedCapacity": {"bw": "1536Mi", "x": "500m"},
+                       "bindingConditions": ["ready"],
+                       "bindingFailureConditions": ["failed"]}]}},
+               "devices": [{"driver": "d", "pool": "p", "device": "nic",
+                            "shareID": "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
+                            "conditions": [{"type": "ready", "status": "True",
+                                            "reason": "Attached", "message": "ok"}]}]}}
+    claim = parse_resource_claim(doc)
+    again = parse_resource_claim({**doc, "status": encode_claim_status(claim)})
+    assert again.allocation == claim.allocation and again.devices == claim.devices
+    (r,) = claim.allocation.results if claim.allocation else ()
+    assert r.consumed_capacity == {"bw": Fraction(1536 * 2**20), "x": Fraction(1, 2)}
+    assert claim.devices[0].conditions[0].reason == "Attached"

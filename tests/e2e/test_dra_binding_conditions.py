@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kubesched.api.dra.store import dra_index
 from kubesched.api.scenario import load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config.features import FeatureGates
 from kubesched.config.load import default_config, load_config
+from kubesched.errors import InputError
 
 DRIVER = "fabric.example.com"
 
@@ -176,3 +179,19 @@ def test_binding_conditions_off_in_1_35() -> None:
     _, line = simulate(scenario(ATTACHED), version="1.35")
     assert line["node"] is None
     assert "cannot allocate all claims" in line["message"]
+
+
+@pytest.mark.parametrize(("spec", "field", "message"), [
+    (f"{{action: DeviceCondition, device: {DRIVER}/z-fabric/gpu-9, condition: attached}}",
+     "spec.device", "no device fabric.example.com/z-fabric/gpu-9"),
+    ("{action: DeviceCondition, device: gpu-0, condition: attached}", "spec.device",
+     "must be DRIVER/POOL/DEVICE"),
+    (f"{{action: DeviceCondition, device: {DRIVER}/z-fabric/gpu-0}}", "spec.condition",
+     "Required value"),
+    (f"{{action: DeviceCondition, device: {DRIVER}/z-fabric/gpu-0, condition: a, "
+     "node: n1}", "spec.node", "not used by action DeviceCondition"),
+])
+def test_device_condition_fault_refusals(spec: str, field: str, message: str) -> None:
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(scenario(spec), "test.yaml", strict=True)
+    assert ei.value.field == field and message in str(ei.value), str(ei.value)
