@@ -15,6 +15,7 @@ from kubesched.api.dra.store import dra_index, replace_claim
 from kubesched.api.dra.types import ResourceClaim, ResourceClaimConsumerReference
 from kubesched.api.scenario import load_scenario_text
 from kubesched.api.types import Node, Pod
+from kubesched.clock import VirtualClock
 from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import QueueingHint
@@ -112,18 +113,24 @@ class FakeBackend:
     def __init__(self, objects: dict[str, list[Any]]) -> None:
         self.objects = objects
         self.writes: list[ResourceClaim] = []
+        self.events: list[tuple[str, str, str]] = []
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        self.events.append((event_type, reason, message))
 
     def update_resource_claim_status(self, c: ResourceClaim) -> ResourceClaim:
         current = dra_index(self.objects).claim(c.namespace, c.name)
         assert current is not None and current.uid == c.uid
-        new = dataclasses.replace(current, allocation=c.allocation, reserved_for=c.reserved_for)
+        new = dataclasses.replace(current, allocation=c.allocation, reserved_for=c.reserved_for,
+                                  devices=c.devices)
         replace_claim(self.objects, new)
         self.writes.append(new)
         return new
 
 
 class Run:
-    def __init__(self, *docs: str, gates: dict[str, bool] | None = None) -> None:
+    def __init__(self, *docs: str, gates: dict[str, bool] | None = None,
+                 clock: VirtualClock | None = None) -> None:
         sc = load_scenario_text("\n---\n".join(docs))
         self.pod: Pod = next(p for p in sc.pods if not p.spec.node_name)
         self.nodes: list[Node] = sc.nodes
@@ -131,7 +138,7 @@ class Run:
         self.backend = FakeBackend(self.objects)
         features = FeatureGates(overrides=tuple((gates or {}).items()))
         self.handle = Handle(objects=self.objects, backend=self.backend,  # type: ignore[arg-type]
-                             features=features)
+                             features=features, clock=clock)
         self.plugin = DynamicResources({}, self.handle)
         self.state = CycleState()
 
@@ -409,3 +416,89 @@ def test_claim_hints() -> None:
     reserved = dataclasses.replace(mine, reserved_for=(
         ResourceClaimConsumerReference("pods", "my-pod", "1234"),))
     assert hint(r.pod, mine, reserved) == QueueingHint.QUEUE
+
+
+# ---------------------------------------------------------------- binding conditions
+# upstream's TestPlugin cases for KEP-5007 (the newest stored dynamicresources_test.go):
+# bound-claim-with-succeeded-binding-conditions, bound-claim-with-failed-binding,
+# prebind-fail-with-binding-timeout, bound-claim-with-mixed-binding-conditions,
+# bound-claim-without-binding-conditions; their allocationResultWithBindingConditions
+# (bindingConditions [condition], bindingFailureConditions [failed]) and device statuses.
+
+
+def bound_claim(*conditions: tuple[str, str], allocated_at: str | None = None) -> str:
+    """allocatedClaim with allocationResultWithBindingConditions and the device's status."""
+    text = claim(allocated=True).replace(
+        "device: instance-1}]",
+        "device: instance-1, bindingConditions: [condition], "
+        "bindingFailureConditions: [failed]}]")
+    if allocated_at is not None:
+        text = text.replace("  allocation:\n", f'  allocation:\n    allocationTimestamp: '
+                                               f'"{allocated_at}"\n')
+    conds = ", ".join(f"{{type: {t}, status: '{st}'}}" for t, st in conditions)
+    return text + ("  devices: [{driver: some-driver, pool: worker, device: instance-1, "
+                   f"conditions: [{conds}]}}]\n")
+
+
+# 2026-01-01T00:00:00Z on the virtual clock
+T0 = 1767225600.0
+
+
+def test_bound_claim_with_succeeded_binding_conditions() -> None:
+    r = Run(NODE, POD_CLAIM, bound_claim(("condition", "True"), ("failed", "False")))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.schedule() is None
+    assert [x.uid for x in r.claim().reserved_for] == ["1234"]
+    assert r.backend.events == [("Normal", "BindingConditionsPending",
+                                 "waiting for binding conditions for device on node worker")]
+
+
+@pytest.mark.parametrize(("conditions", "allocated_at"), [
+    ((("condition", "False"), ("failed", "True")), None),  # bound-claim-with-failed-binding
+    # bound-claim-with-mixed-binding-conditions: "condition" missing, allocated 10 min
+    # (the default bindingTimeout) and a moment ago
+    ((("condition1", "True"), ("condition2", "False")), "2025-12-31T23:50:00Z"),
+], ids=["bound-claim-with-failed-binding", "bound-claim-with-mixed-binding-conditions"])
+def test_failed_or_timed_out_binding_deallocates(conditions: tuple[tuple[str, str], ...],
+                                                 allocated_at: str | None) -> None:
+    r = Run(NODE, SLICE % "", POD_CLAIM, bound_claim(*conditions, allocated_at=allocated_at),
+            clock=VirtualClock(T0 + 1))
+    assert r.pre_filter() is None
+    assert {n: code(st) for n, st in r.filter().items()} == {
+        "worker": (UU, ("resourceclaim not available on the node",))}
+    assert code(r.post_filter()) == (U, ("deallocation of ResourceClaim completed",))
+    assert r.claim().allocation is None and r.claim().devices == ()
+
+
+def test_prebind_fail_with_binding_timeout() -> None:
+    # allocated 10 s short of the 600 s timeout: Filter passes; upstream's PreBind polls
+    # until the timeout passes, kubesched's virtual clock is moved past it instead
+    clock = VirtualClock(T0)
+    r = Run(NODE, POD_CLAIM, bound_claim(allocated_at="2025-12-31T23:50:10Z"), clock=clock)
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    clock.advance_to(T0 + 11)
+    assert code(r.schedule()) == (ERR, ("claim my-pod-my-resource binding timeout",))
+    assert [x.uid for x in r.claim().reserved_for] == ["1234"]  # reserved before waiting
+
+
+def test_bound_claim_without_binding_conditions() -> None:
+    r = Run(NODE, POD_TEMPLATE, claim(allocated=True), claim("not-my-claim", owner=None))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.schedule() is None
+    assert [x.uid for x in r.claim().reserved_for] == ["1234"]
+
+
+def test_binding_conditions_not_met_yet() -> None:
+    # kubesched's: nothing changes while the simulator's PreBind waits, so it ends at once
+    # with upstream's timeout error, and the claim stays reserved for the retry
+    r = Run(NODE, POD_CLAIM, bound_claim(("condition", "False"), ("failed", "False")),
+            clock=VirtualClock(T0))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert code(r.schedule()) == (ERR, ("device binding timeout",))
+
+
+def test_binding_failure_in_pre_bind() -> None:
+    r = Run(NODE, POD_CLAIM, bound_claim(("condition", "False"), ("failed", "True")))
+    r.plugin.pre_filter(r.state, r.pod, None)  # type: ignore[arg-type]
+    assert code(r.plugin.pre_bind(r.state, r.pod, "worker")) == (
+        ERR, ('claim my-pod-my-resource binding failed: reason=, message=""',))
