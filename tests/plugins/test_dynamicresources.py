@@ -502,3 +502,15 @@ def test_binding_failure_in_pre_bind() -> None:
     r.plugin.pre_filter(r.state, r.pod, None)  # type: ignore[arg-type]
     assert code(r.plugin.pre_bind(r.state, r.pod, "worker")) == (
         ERR, ('claim my-pod-my-resource binding failed: reason=, message=""',))
+
+
+def test_invalid_pool_is_the_nodes_reason() -> None:
+    """An invalid pool (here one device name in two of its slices) fails allocation on that
+    node only (ErrFailedAllocationOnNode): an unschedulable reason, not an error that
+    aborts the pod's scheduling."""
+    two = (SLICE % "").replace("resourceSliceCount: 1", "resourceSliceCount: 2")
+    other = two.replace("name: worker-some-driver", "name: worker-some-driver-2")
+    r = Run(NODE, POD_CLAIM, claim(), CLASS, two, other)
+    assert r.pre_filter() is None
+    assert {n: code(st) for n, st in r.filter().items()} == {
+        "worker": (UU, ("invalid resource pools were encountered",))}

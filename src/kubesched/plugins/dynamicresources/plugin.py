@@ -68,6 +68,7 @@ from kubesched.framework.status import Code, Status, error, skip, unresolvable
 from kubesched.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
+    FailedOnNode,
     Features,
 )
 from kubesched.plugins.helper import default_normalize_score
@@ -378,6 +379,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             claims = [s.claims[i] for i in s.to_allocate()]
             try:
                 results = s.allocator.allocate(node, claims)
+            except FailedOnNode as e:
+                # this node's pools only: other nodes may do (surfaced if none does)
+                return unresolvable(str(e))
             except AllocationError as e:
                 # a broken claim or class: abort scheduling of the pod (retried)
                 return error(str(e))

@@ -71,6 +71,11 @@ class AllocationError(Exception):
     """A claim or class the allocator cannot work with (upstream returns an error)."""
 
 
+class FailedOnNode(AllocationError):
+    """An error that concerns only the node tried (upstream's ErrFailedAllocationOnNode):
+    the scheduler reports it as the node's unschedulable reason and tries other nodes."""
+
+
 @dataclass(frozen=True, slots=True)
 class Features:
     admin_access: bool = True
@@ -692,7 +697,7 @@ class _Run:
         if not done:
             for pool in self.pools:
                 if pool.invalid:
-                    raise AllocationError("invalid resource pools were encountered")
+                    raise FailedOnNode("invalid resource pools were encountered")
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
