@@ -98,8 +98,6 @@ ERR_API_UNSUPPORTED = "the API of the pod or claim is not supported"
 
 #: DynamicResourcesArgs.bindingTimeout's default (with binding conditions on)
 DEFAULT_BINDING_TIMEOUT = 600.0
-#: PreBind's poll interval while it waits for binding conditions
-BINDING_POLL_INTERVAL = 5.0
 
 
 @dataclass(slots=True)
@@ -526,28 +524,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if backend is not None:
             backend.record_event(pod, "Normal", "BindingConditionsPending",
                                  f"waiting for binding conditions for device on node {node_name}")
-        return self._wait_for_binding(s, backend)
+        return self._wait_for_binding(s)
 
-    def _wait_for_binding(self, s: _State, backend: Any) -> Status | None:
-        """PreBind's wait (every 5 s, up to bindingTimeout) until every device's binding
-        conditions are True — an Error, and so another attempt, when a binding failure
-        condition is True, a claim's own timeout passed, or the wait ends.
+    def _wait_for_binding(self, s: _State) -> Status | None:
+        """PreBind's wait until every device's binding conditions are True — an Error, and
+        so another attempt, when a binding failure condition is True, a claim's own
+        timeout passed, or the wait ends (upstream: ``device binding timeout`` after
+        polling every 5 s up to bindingTimeout).
 
-        The simulator's binding cycle takes no virtual time, and its driver acts only at
-        Fault times (docs/dra.md), so nothing can change while PreBind waits: it looks once
-        and a wait ends at once with upstream's timeout error; the pod is retried after its
-        backoff and looks again. A backend that runs binding cycles beside the scheduling
-        loop says ``wait_for_device_binding`` and PreBind then polls in real time."""
-        polls = (int(self.binding_timeout // BINDING_POLL_INTERVAL)
-                 if getattr(backend, "wait_for_device_binding", False) else 0)
-        for attempt in range(polls + 1):
-            if attempt:
-                time.sleep(BINDING_POLL_INTERVAL)
-            try:
-                if self._pod_ready_for_binding(s):
-                    return None
-            except BindingFailed as e:
-                return error(str(e))
+        kubesched's binding cycle runs in the scheduling loop and, in the simulator, takes
+        no virtual time; nothing can change while it waits, so it looks once and a wait
+        ends at once with upstream's timeout error. The pod is retried after its backoff
+        (sooner when the claim's status changes) and looks again."""
+        try:
+            if self._pod_ready_for_binding(s):
+                return None
+        except BindingFailed as e:
+            return error(str(e))
         return error("device binding timeout")
 
     def _pod_ready_for_binding(self, s: _State) -> bool:
