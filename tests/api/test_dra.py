@@ -321,3 +321,16 @@ def test_claim_status_round_trip() -> None:
     (r,) = claim.allocation.results if claim.allocation else ()
     assert r.consumed_capacity == {"bw": Fraction(1536 * 2**20), "x": Fraction(1, 2)}
     assert claim.devices[0].conditions[0].reason == "Attached"
+
+
+def test_allow_multiple_allocations_unknown_to_cel_in_1_35() -> None:
+    cls = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: nic}
+spec:
+  selectors: [{cel: {expression: 'device.allowMultipleAllocations'}}]"""
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(cls, release="1.35", gates=FeatureGates("1.35").enabled)
+    assert ei.value.field == "spec.selectors[0].cel.expression"
+    assert "undefined field 'allowMultipleAllocations'" in str(ei.value)
+    load_scenario_text(cls, gates=FeatureGates("1.37").enabled)  # known from 1.36

@@ -20,7 +20,7 @@ import yaml
 
 from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
-from kubesched.api.dra.gates import Gates, drop_disabled_fields
+from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
@@ -323,6 +323,10 @@ class _ScenarioBuilder:
         except InputError as e:
             raise locate_error(e, kind, doc, namespaced).located(file=source) from None
         if unknown is not None and self.gates is not None:
+            try:
+                check_new_expressions(kind, doc, self.gates)
+            except InputError as e:
+                raise locate_error(e, kind, doc, namespaced).located(file=source) from None
             dropped = drop_disabled_fields(kind, doc, self.gates)
             if dropped:
                 self.sc.warnings.append(

@@ -1,15 +1,19 @@
-"""What the API server drops from new DRA objects when a feature gate is off (the
-registry strategies' ``dropDisabledFields``, run before validation): the fields of
+"""What the API server does differently with new DRA objects when a feature gate is off:
+the registry strategies' ``dropDisabledFields`` (run before validation) drop the fields of
 DRAConsumableCapacity (KEP-5075) and of DRADeviceBindingConditions with
-DRAResourceClaimDeviceStatus (KEP-5007). The simulated API server runs with the run's gates
-(``--kubernetes-version``'s defaults and ``--feature-gates``), as a cluster started with the
-same flags for every component would.
+DRAResourceClaimDeviceStatus (KEP-5007), and the CEL environment for new expressions has no
+``device.allowMultipleAllocations`` without DRAConsumableCapacity. The simulated API server
+runs with the run's gates (``--kubernetes-version``'s defaults and ``--feature-gates``), as a
+cluster started with the same flags for every component would.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
+
+from kubesched.api.validation.errors import invalid
 
 Gates = Callable[[str], bool]
 
@@ -80,3 +84,55 @@ def drop_disabled_fields(kind: str, doc: MutableMapping[str, Any], enabled: Gate
         if isinstance(inner, dict):
             _claim_spec(inner.get("devices"), "spec.spec.devices", enabled, dropped)
     return dropped
+
+
+_MULTI_ALLOC = re.compile(r"\bdevice\s*\.\s*allowMultipleAllocations\b")
+
+
+def _selectors(kind: str, spec: Any) -> Iterator[tuple[str, Any]]:
+    """Every CEL selector of a new object, with its field path."""
+    def of(selectors: Any, path: str) -> Iterator[tuple[str, Any]]:
+        for i, sel in enumerate(selectors or () if isinstance(selectors, list) else ()):
+            cel = sel.get("cel") if isinstance(sel, dict) else None
+            if isinstance(cel, dict):
+                yield f"{path}[{i}].cel.expression", cel.get("expression")
+
+    if kind == "DeviceClass":
+        yield from of(spec.get("selectors"), "spec.selectors")
+    elif kind == "DeviceTaintRule":
+        sel = spec.get("deviceSelector")
+        if isinstance(sel, dict):
+            yield from of(sel.get("selectors"), "spec.deviceSelector.selectors")
+    elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        base, devices = "spec.devices", spec.get("devices")
+        if kind == "ResourceClaimTemplate":
+            inner = spec.get("spec")
+            base, devices = "spec.spec.devices", (inner.get("devices")
+                                                  if isinstance(inner, dict) else None)
+        for i, r in enumerate((devices or {}).get("requests") or ()
+                              if isinstance(devices, dict) else ()):
+            if not isinstance(r, dict):
+                continue
+            p = f"{base}.requests[{i}]"
+            exactly = r.get("exactly")
+            if isinstance(exactly, dict):
+                yield from of(exactly.get("selectors"), f"{p}.exactly.selectors")
+            else:
+                yield from of(r.get("selectors"), f"{p}.selectors")
+            for j, sub in enumerate(r.get("firstAvailable") or ()):
+                if isinstance(sub, dict):
+                    yield from of(sub.get("selectors"), f"{p}.firstAvailable[{j}].selectors")
+
+
+def check_new_expressions(kind: str, doc: MutableMapping[str, Any], enabled: Gates) -> None:
+    """The API server compiles new selectors against the device type of its gates: with
+    DRAConsumableCapacity off the device has no ``allowMultipleAllocations`` (upstream's
+    type checker: "undefined field"). kubesched's CEL environment has the field (or not)
+    only at run time, so the check is made here."""
+    spec = doc.get("spec")
+    if enabled("DRAConsumableCapacity") or not isinstance(spec, dict):
+        return
+    for path, expr in _selectors(kind, spec):
+        if isinstance(expr, str) and _MULTI_ALLOC.search(expr):
+            invalid(path, expr, "compilation failed: undefined field "
+                                "'allowMultipleAllocations'")
