@@ -25,6 +25,8 @@ def write_plot(path: str, summary: list[Summary], title: str) -> None:
     matplotlib.use("Agg")  # no display: a file only
     import matplotlib.pyplot as plt
 
+    plt.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, editable
+
     groups = list(dict.fromkeys(
         (s.scenario, s.kubernetes_version, s.feature_gates) for s in summary))
     policies = list(dict.fromkeys(s.policy for s in summary))

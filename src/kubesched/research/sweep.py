@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import math
 import os
 import signal
@@ -211,11 +212,25 @@ def run_ray(runs: list[Run], address: str, jobs: int | None) -> Iterator[Outcome
         import ray
     except ImportError:
         raise InputError("--ray needs Ray: pip install 'kubesched[ray]'") from None
+    # (Ray's INFO lines, "Started a local Ray instance", would interleave with the sweep's)
     if address == "local":
-        ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+        # The workers must import the kubesched this process runs (a checkout on
+        # PYTHONPATH, or the installed one): the Ray processes started here inherit the
+        # environment, so it names this one first while they start.
+        before = os.environ.get("PYTHONPATH")
+        here = str(Path(__file__).resolve().parents[2])
+        os.environ["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [before])])
+        try:
+            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.WARNING)
+        finally:
+            if before is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = before
     else:
         try:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, ValueError) as e:
             raise InputError(f"--ray {address}: cannot connect: {e}") from None
     try:
