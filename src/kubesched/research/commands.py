@@ -154,18 +154,22 @@ def _run_all(todo: list[Run], results: Results, ray_address: str | None,
                 else run_local(todo, workers or 1))
     err = Console(stderr=True)
     failures = []
-    with Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=True,
-                  disable=quiet or not err.is_terminal) as bar:
-        task = bar.add_task("sweep", total=len(todo))
-        for n, outcome in enumerate(outcomes, start=1):
-            if outcome.row is not None:
-                results.add(outcome.row)
-            else:
-                failures.append(outcome)
-            bar.advance(task)
-            if not quiet:
-                err.print(_line(n, len(todo), outcome), markup=False, highlight=False)
+    try:
+        with Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=True,
+                      disable=quiet or not err.is_terminal) as bar:
+            task = bar.add_task("sweep", total=len(todo))
+            for n, outcome in enumerate(outcomes, start=1):
+                if outcome.row is not None:
+                    results.add(outcome.row)
+                else:
+                    failures.append(outcome)
+                bar.advance(task)
+                if not quiet:
+                    err.print(_line(n, len(todo), outcome), markup=False, highlight=False)
+    finally:
+        # on Ctrl-C too: the workers are terminated (or Ray shut down) before we exit
+        outcomes.close()
     return failures
 
 

@@ -16,7 +16,7 @@ import os
 import signal
 import statistics
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,7 +183,7 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_local(runs: list[Run], jobs: int) -> Iterator[Outcome]:
+def run_local(runs: list[Run], jobs: int) -> Generator[Outcome, None, None]:
     """The runs on ``jobs`` processes (in this one when 1), outcomes as they finish."""
     if jobs <= 1 or len(runs) <= 1:
         for run in runs:
@@ -203,7 +203,7 @@ def run_local(runs: list[Run], jobs: int) -> Iterator[Outcome]:
         pool.join()
 
 
-def run_ray(runs: list[Run], address: str, jobs: int | None) -> Iterator[Outcome]:
+def run_ray(runs: list[Run], address: str, jobs: int | None) -> Generator[Outcome, None, None]:
     """The runs as Ray tasks: ``address`` ``local`` starts a Ray runtime on this machine
     (``jobs`` CPUs, default all), anything else is a cluster to connect to. At most
     ``jobs`` tasks are in flight when given. Every node needs kubesched installed and the
