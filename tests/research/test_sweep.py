@@ -168,6 +168,18 @@ def test_plot_draws_every_policy_and_the_paper(tmp_path: Path) -> None:
     assert (tmp_path / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_mixed_sweep_plots_each_metric_on_its_own_axis(tmp_path: Path) -> None:
+    assert CliRunner().invoke(main, ["examples", str(tmp_path / "ex")]).exit_code == 0
+    text = SWEEP + ("scenarios: [{name: readme, files: [ex/cluster.yaml, ex/workload.yaml]}]\n"
+                    "configs: [ex/most-allocated.yaml]\n")
+    res = sweep(tmp_path, "--jobs", "1", "--seeds", "1", "--plot", str(tmp_path / "f.svg"),
+                text=text)
+    assert res.exit_code == 0, res.output
+    assert {r["scenario"] for r in read_csv(tmp_path / "out.csv")[1]} == {"tiny", "readme"}
+    svg = (tmp_path / "f.svg").read_text()
+    assert "unallocated GPU (%)" in svg and "pending pods" in svg and "most-allocated" in svg
+
+
 def test_summary_is_mean_and_sample_deviation_over_seeds(tmp_path: Path) -> None:
     write_trace(tmp_path / "data")
     (tmp_path / "s.yaml").write_text(SWEEP)

@@ -5,6 +5,7 @@ sweep file gives them, the published numbers as hollow bars beside."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kubesched.errors import InputError
 from kubesched.research.sweep import Summary
@@ -20,26 +21,40 @@ def check_plot_path(path: str) -> None:
 
 
 def write_plot(path: str, summary: list[Summary], title: str) -> None:
+    """One panel per metric (a sweep of traces and scenarios has two)."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display: a file only
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, editable
+    metrics = list(dict.fromkeys(s.metric for s in summary))
+    panels = [[s for s in summary if s.metric == m] for m in metrics]
+    widths = [len({(s.scenario, s.kubernetes_version, s.feature_gates) for s in p})
+              * max(len({s.policy for s in p}), 1) for p in panels]
+    fig, axes = plt.subplots(1, len(panels), squeeze=False, width_ratios=widths,
+                             figsize=(max(6.0, 0.45 * sum(widths) + 2), 4.0))
+    runs = {s.runs for s in summary}
+    seeds = f"{min(runs)}–{max(runs)}" if len(runs) > 1 else str(next(iter(runs), 0))
+    has_paper = any(s.paper is not None for s in summary)
+    fig.suptitle(f"{title}: mean over {seeds} seed(s), error bars ±1 s.d."
+                 + ("; hatched: paper" if has_paper else ""), fontsize=9)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        _panel(ax, panel, plt.get_cmap("tab10"))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
+
+def _panel(ax: Any, summary: list[Summary], colours: Any) -> None:
     groups = list(dict.fromkeys(
         (s.scenario, s.kubernetes_version, s.feature_gates) for s in summary))
     policies = list(dict.fromkeys(s.policy for s in summary))
     by = {(s.scenario, s.kubernetes_version, s.feature_gates, s.policy): s for s in summary}
     several = len({(v, g) for _, v, g in groups}) > 1
-    metric = summary[0].metric if summary else "unallocated_gpu_pct"
     has_paper = any(s.paper is not None for s in summary)
-
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(groups) * max(len(policies), 1) / 3),
-                                    4.0))
     width = 0.8 / max(len(policies), 1)
     bar = width * (0.5 if has_paper else 1.0)
-    colours = plt.get_cmap("tab10")
     for j, pol in enumerate(policies):
         xs, means, errs, paper_xs, paper = [], [], [], [], []
         for i, g in enumerate(groups):
@@ -61,13 +76,6 @@ def write_plot(path: str, summary: list[Summary], title: str) -> None:
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([f"{scen}\n{ver} {gates}".strip() if several else scen
                         for scen, ver, gates in groups])
-    ax.set_ylabel(LABELS.get(metric, metric))
-    runs = {s.runs for s in summary}
-    seeds = f"{min(runs)}–{max(runs)}" if len(runs) > 1 else str(next(iter(runs), 0))
-    ax.set_title(f"{title}: mean over {seeds} seed(s), error bars ±1 s.d."
-                 + ("; hatched: paper" if has_paper else ""), fontsize=9)
+    ax.set_ylabel(LABELS.get(summary[0].metric, summary[0].metric))
     ax.legend(fontsize=7, ncol=min(len(policies) + has_paper, 4))
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
