@@ -71,11 +71,15 @@ def _panel(ax: Any, summary: list[Summary], colours: Any) -> None:
         colour = colours(j % 10)
         ax.bar(xs, means, bar, yerr=errs, capsize=2, color=colour, label=pol)
         if paper:
-            ax.bar(paper_xs, paper, bar, fill=False, edgecolor=colour, hatch="//",
-                   label="paper" if j == 0 else None)
+            ax.bar(paper_xs, paper, bar, fill=False, edgecolor=colour, hatch="//")
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([f"{scen}\n{ver} {gates}".strip() if several else scen
                         for scen, ver, gates in groups])
     ax.set_ylabel(LABELS.get(summary[0].metric, summary[0].metric))
-    ax.legend(fontsize=7, ncol=min(len(policies) + has_paper, 4))
+    handles = ax.get_legend_handles_labels()[0]
+    if has_paper:  # one legend entry for every policy's hatched bar
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(fill=False, edgecolor="0.3", hatch="//", label="paper"))
+    ax.legend(handles=handles, fontsize=7, ncol=min(len(handles), 4))
     ax.grid(axis="y", alpha=0.3)
