@@ -288,3 +288,19 @@ def test_the_bundled_fgd_sweep_matches_the_data(shared: Path) -> None:
     assert s.paper["default"]["FGD"] == 4.61 and s.paper["cpu200"]["Random"] == 16.23
     assert len(grid(s, [FeatureGates()])) == 240
     check_inputs(s, [FeatureGates()])  # reads every trace file as the runs will
+
+
+def test_a_configuration_naming_an_unknown_plugin_is_refused_first(tmp_path: Path) -> None:
+    assert CliRunner().invoke(main, ["examples", str(tmp_path)]).exit_code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                   "kind: KubeSchedulerConfiguration\nprofiles:\n"
+                   "- plugins: {score: {enabled: [{name: Nope}]}}\n")
+    (tmp_path / "s.yaml").write_text("scenarios: [{name: r, files: [cluster.yaml]}]\n"
+                                     "configs: [least-allocated.yaml, bad.yaml]\n")
+    res = CliRunner().invoke(main, ["sweep", str(tmp_path / "s.yaml"), "--results",
+                                    str(tmp_path / "out.csv"), "--jobs", "1"])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"error: {bad}: KubeSchedulerConfiguration: field "
+                                 "profiles[0].plugins.score.enabled[0]: ")
+    assert not (tmp_path / "out.csv").exists()
