@@ -67,7 +67,14 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
 
     The sweep file's format: docs/research.md, "Sweeps"."""
     from kubesched.research.plots import check_plot_path
-    from kubesched.research.sweep import Results, check_inputs, default_jobs, grid
+    from kubesched.research.sweep import (
+        Results,
+        check_inputs,
+        default_jobs,
+        grid,
+        row_key,
+        summarize,
+    )
     from kubesched.research.sweepfile import load_sweep
 
     if results_path == "-":
@@ -102,8 +109,6 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
     results.start()
     failures = _run_all(todo, results, ray_address, workers, quiet)
     keys = {r.key for r in runs}
-    from kubesched.research.sweep import row_key, summarize
-
     summary = summarize([r for r in results.rows if row_key(r) in keys], sweep)
     if not quiet and summary:
         _print_summary(summary)
