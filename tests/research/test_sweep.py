@@ -304,3 +304,40 @@ def test_a_configuration_naming_an_unknown_plugin_is_refused_first(tmp_path: Pat
     assert res.stderr.startswith(f"error: {bad}: KubeSchedulerConfiguration: field "
                                  "profiles[0].plugins.score.enabled[0]: ")
     assert not (tmp_path / "out.csv").exists()
+
+
+INLINE = """scenarios: [{name: r, files: [cluster.yaml, workload.yaml]}]
+seeds: 2
+configs:
+- most-allocated.yaml
+- name: packed
+  config:
+    profiles:
+    - pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+            type: MostAllocated
+            resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+"""
+
+
+def test_a_configuration_written_in_the_sweep_file(tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(main, ["examples", str(tmp_path)]).exit_code == 0
+    (tmp_path / "s.yaml").write_text(INLINE)
+    res = runner.invoke(main, ["sweep", str(tmp_path / "s.yaml"), "--results",
+                               str(tmp_path / "out.csv"), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    rows = read_csv(tmp_path / "out.csv")[1]
+    by = {(r["policy"], r["seed"]): (r["scheduled"], r["pending"]) for r in rows}
+    # the same configuration as most-allocated.yaml, written inline: the same runs
+    assert len(by) == 4
+    assert all(by["packed", s] == by["most-allocated", s] for s in ("42", "43"))
+    (tmp_path / "s.yaml").write_text(INLINE.replace("MostAllocated", "Fullest"))
+    bad = runner.invoke(main, ["sweep", str(tmp_path / "s.yaml"), "--results",
+                               str(tmp_path / "bad.csv"), "--jobs", "1"])
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith(f"error: {tmp_path / 's.yaml'} configs[1].config: "
+                                 "KubeSchedulerConfiguration: field profiles[0].pluginConfig"
+                                 "[0].args.scoringStrategy.type: "), bad.stderr

@@ -19,12 +19,16 @@ import traceback
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError
 from kubesched.research.openb import OpenbSpec, read_nodes, read_pods
-from kubesched.research.sweepfile import Sweep
+from kubesched.research.sweepfile import Config, Sweep
+
+if TYPE_CHECKING:
+    from kubesched.api.scenario import Scenario
+    from kubesched.config import SchedulerConfiguration
 
 # DESIGN.md's contract: the key columns, then the metrics.
 KEY_COLUMNS = ("scenario", "policy", "seed", "kubernetes_version", "feature_gates")
@@ -51,7 +55,7 @@ class Run:
     gates: tuple[tuple[str, bool], ...] = ()
     trace: OpenbSpec | None = None
     files: tuple[str, ...] = ()
-    config_file: str | None = None
+    config: Config | None = None
     plugins: tuple[str, ...] = ()
 
     @property
@@ -84,7 +88,7 @@ def grid(sweep: Sweep, features: list[FeatureGates]) -> list[Run]:
             for t in sweep.traces:
                 runs += [Run(t.name, p, seed, v, g, trace=t.spec) for p in sweep.policies]
             for s in sweep.scenarios:
-                runs += [Run(s.name, c.name, seed, v, g, files=s.files, config_file=c.file,
+                runs += [Run(s.name, c.name, seed, v, g, files=s.files, config=c,
                              plugins=tuple(sweep.plugins)) for c in sweep.configs]
     return runs
 
@@ -97,7 +101,6 @@ def check_inputs(sweep: Sweep, features: list[FeatureGates]) -> list[str]:
     that bad input ends the sweep before any run starts; returns the scenarios' warnings."""
     from kubesched.api.scenario import load_scenario, load_scenario_docs
     from kubesched.backends.sim.cluster import SimCluster
-    from kubesched.config import run_config
     from kubesched.plugins.loading import out_of_tree_plugins
 
     for path in sorted({t.spec.node_file for t in sweep.traces}):
@@ -116,11 +119,23 @@ def check_inputs(sweep: Sweep, features: list[FeatureGates]) -> list[str]:
             warnings += [w for w in sc.warnings if w not in warnings]
             loaded.append(sc)
         for c in sweep.configs:
-            for sc in loaded if c.file is None else loaded[:1]:
+            own = c.file is None and c.doc is None  # then each scenario's own is checked
+            for sc in loaded if own else loaded[:1]:
                 # building the scheduler checks the profiles' plugin names
-                SimCluster(empty, run_config(c.file, sc.config, sc.config_source, gates,
-                                             plugins))
+                SimCluster(empty, configuration(c, sc, gates, plugins))
     return warnings
+
+
+def configuration(config: Config | None, scenario: Scenario, features: FeatureGates,
+                  plugins: dict[str, type]) -> SchedulerConfiguration:
+    """What a generic run decides with: the sweep's configuration (a file, or a document
+    written in the sweep file), else the scenario's own, else the default."""
+    from kubesched.config import run_config
+
+    if config is not None and config.doc is not None:
+        return run_config(None, config.doc, config.source, features, plugins)
+    return run_config(config.file if config else None, scenario.config,
+                      scenario.config_source, features, plugins)
 
 
 # ----------------------------------------------------------------------- one run
@@ -141,12 +156,10 @@ def run_one(run: Run) -> Row:
     else:
         from kubesched.api.scenario import load_scenario
         from kubesched.backends.sim.cluster import SimCluster
-        from kubesched.config import run_config
         from kubesched.plugins.loading import out_of_tree_plugins
 
         sc = load_scenario(list(run.files), release=run.kubernetes_version)
-        config = run_config(run.config_file, sc.config, sc.config_source, features,
-                            out_of_tree_plugins(run.plugins))
+        config = configuration(run.config, sc, features, out_of_tree_plugins(run.plugins))
         result = SimCluster(sc, config, seed=run.seed).run()
         row.update(pods=len(result.records), scheduled=result.scheduled,
                    pending=len(result.pending), wall_seconds=result.wall_seconds)

@@ -19,6 +19,8 @@ from typing import Any
 import yaml
 
 from kubesched.config.features import parse_version
+from kubesched.config.types import API_VERSION
+from kubesched.config.types import KIND as CONFIG_KIND
 from kubesched.errors import InputError
 from kubesched.research.openb import OpenbSpec
 from kubesched.research.policies import POLICIES
@@ -47,8 +49,13 @@ class ScenarioFiles:
 
 @dataclass(frozen=True)
 class Config:
+    """A configuration of a generic sweep: a file, a document written in the sweep file,
+    or neither (the scenario's own configuration, else upstream's default)."""
+
     name: str
-    file: str | None  # None: the scenario's own configuration, else the default
+    file: str | None = None
+    doc: dict[str, Any] | None = None
+    source: str = ""  # where ``doc`` was written, for messages
 
 
 @dataclass
@@ -170,7 +177,7 @@ def load_sweep(path: str, data: Path) -> Sweep:
         for i, item in enumerate(f.items(doc["scenarios"], "scenarios")):
             sweep.scenarios.append(_scenario(f, item, f"scenarios[{i}]", base))
         f.unique([s.name for s in sweep.scenarios], "scenarios")
-        sweep.configs = [Config("default", None)]
+        sweep.configs = [Config("default")]
     if "configs" in doc:
         if "scenarios" not in doc:
             raise f.fail("configs are for scenarios: name the scenarios too", "configs")
@@ -245,17 +252,30 @@ def _scenario(f: _Fields, item: object, fld: str, base: Path) -> ScenarioFiles:
 
 
 def _config(f: _Fields, item: object, fld: str, base: Path) -> Config:
-    raw = {"file": item} if isinstance(item, str) else f.mapping(item, fld, ("name", "file"))
-    file = None
+    raw = ({"file": item} if isinstance(item, str)
+           else f.mapping(item, fld, ("name", "file", "config")))
+    if "file" in raw and "config" in raw:
+        raise f.fail("give file or config, not both", f"{fld}.config")
     if raw.get("file") is not None:
         p = base / f.text(raw["file"], f"{fld}.file")
         if not p.is_file():
             raise f.fail(f"no such configuration file {p}", f"{fld}.file", raw["file"])
-        file = str(p)
-    name = raw.get("name") or (Path(file).stem if file else None)
-    if name is None:
-        raise f.fail("needs a name or a file", fld)
-    return Config(f.text(name, f"{fld}.name"), file)
+        name = raw.get("name") or p.stem
+        return Config(f.text(name, f"{fld}.name"), file=str(p))
+    if "config" in raw:
+        if "name" not in raw:
+            raise f.fail("a configuration written here needs a name", f"{fld}.name")
+        doc = raw["config"]
+        if not isinstance(doc, dict):
+            raise f.fail("must be a KubeSchedulerConfiguration (a mapping)", f"{fld}.config",
+                         doc)
+        # the two fields every KubeSchedulerConfiguration repeats may be left out here
+        doc = {"apiVersion": API_VERSION, "kind": CONFIG_KIND, **doc}
+        return Config(f.text(raw["name"], f"{fld}.name"), doc=doc,
+                      source=f"{f.path} {fld}.config")
+    if "name" not in raw:
+        raise f.fail("needs a name, a file or a config", fld)
+    return Config(f.text(raw["name"], f"{fld}.name"))
 
 
 def _seeds(f: _Fields, value: object) -> list[int]:
