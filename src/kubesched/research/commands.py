@@ -184,16 +184,17 @@ def _print_summary(summary: list[Summary]) -> None:
     from rich.text import Text
 
     several = len({(s.kubernetes_version, s.feature_gates) for s in summary}) > 1
+    paper = any(s.paper is not None for s in summary)
     t = Table(title="Mean over seeds (± sample s.d.)")
     for col in ["scenario", "policy"] + (["release"] if several else []) + [
-            "metric", "seeds", "mean", "± s.d.", "paper"]:
+            "metric", "seeds", "mean", "± s.d."] + (["paper"] if paper else []):
         t.add_column(col, justify="right" if col in ("seeds", "mean", "± s.d.", "paper")
                      else "left")
     for s in summary:
         rel = [Text(f"{s.kubernetes_version} {s.feature_gates}".strip())] if several else []
+        ref = ["" if s.paper is None else f"{s.paper:.2f}"] if paper else []
         t.add_row(Text(s.scenario), Text(s.policy), *rel, s.metric, str(s.runs),
-                  f"{s.mean:.2f}", f"{s.stdev:.2f}",
-                  "" if s.paper is None else f"{s.paper:.2f}")
+                  f"{s.mean:.2f}", f"{s.stdev:.2f}", *ref)
     Console().print(t)
 
 
