@@ -80,6 +80,7 @@ def test_rows_follow_the_contract(tmp_path: Path) -> None:
     # DESIGN.md: scenario, policy, seed, kubernetes_version, then the metrics
     assert header[:4] == ["scenario", "policy", "seed", "kubernetes_version"]
     assert {"unallocated_gpu_pct", "pods", "scheduled", "wall_seconds"} <= set(header)
+    assert header[-1] == "feature_gates"
     assert sorted((r["policy"], r["seed"]) for r in rows) == sorted(
         (p, s) for p in ("FGD", "BestFit", "Random") for s in ("42", "43"))
     for r in rows:
@@ -110,7 +111,7 @@ def test_a_rerun_skips_the_rows_already_written(tmp_path: Path) -> None:
     header, first = read_csv(out)
     assert len(first) == 3
     # a row already there is never recomputed: a value changed by hand stays
-    marked = out.read_text().replace(first[0]["wall_seconds"] + "\n", "999.5\n", 1)
+    marked = out.read_text().replace(first[0]["wall_seconds"] + ",\n", "999.5,\n", 1)
     # and a run whose line was cut short by a kill is run again
     cut = marked + "tiny,Random,43,1.3"
     out.write_text(cut)
@@ -120,7 +121,8 @@ def test_a_rerun_skips_the_rows_already_written(tmp_path: Path) -> None:
     text = out.read_text()
     assert text.startswith(marked)  # appended, not rewritten
     _, rows = read_csv(out)
-    assert len(rows) == 6 and len({tuple(r[c] for c in header[:5]) for r in rows}) == 6
+    keys = {tuple(r[c] for c in (*header[:4], "feature_gates")) for r in rows}
+    assert len(rows) == 6 and len(keys) == 6
     assert rows[0]["wall_seconds"] == "999.5"
     again = sweep(tmp_path, "--jobs", "1")
     assert again.exit_code == 0 and "6 runs, 6 already in" in again.stderr
