@@ -10,7 +10,7 @@ import numpy as np
 from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.scenario import ClusterState, Scenario, scenario_state
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
-from kubesched.api.types import Pod, PodCondition
+from kubesched.api.types import ExtendedResourceClaimStatus, Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
@@ -47,6 +47,16 @@ class ReadOnlyBackend:
         raise RuntimeError("explain does not bind volumes")
 
     def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("explain does not allocate devices")
+
+    def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("explain does not allocate devices")
+
+    def delete_resource_claim(self, claim: ResourceClaim) -> None:
+        raise RuntimeError("explain does not allocate devices")
+
+    def update_pod_extended_resource_claim_status(
+            self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
         raise RuntimeError("explain does not allocate devices")
 
 

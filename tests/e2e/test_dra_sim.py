@@ -133,3 +133,85 @@ def test_bundled_gpu_example() -> None:
     assert got["default/train-4"] == ("gpu-b", 300.0)
     # at the end only the long-running inference pods hold a device (the shared claim's)
     assert result.devices == {"gpu.example.com": 1}
+
+
+def _extended_pod(name: str, gpus: int, *, duration: float | None = None) -> str:
+    ann = f'{{kubesched.io/duration: "{duration}"}}' if duration is not None else "{}"
+    q = f"{{example.com/gpu: '{gpus}'}}"
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, annotations: {ann}}}
+spec:
+  containers: [{{name: c, image: x, resources: {{requests: {q}, limits: {q}}}}}]
+"""
+
+
+EXTENDED_CLASS = """
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu-er}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+"""
+
+
+def test_extended_resource_served_by_dra() -> None:
+    # DRAExtendedResource (1.37): example.com/gpu, which no node advertises, comes from the
+    # class's devices through the pod's special claim, created at PreBind
+    sim = _run(_cluster(nodes=1, gpus=2) + EXTENDED_CLASS + _extended_pod("a", 2)
+               + _extended_pod("b", 1))
+    recs = {r.key: r for r in sim.records.values()}
+    assert recs["default/a"].node == "n1"
+    assert recs["default/b"].node is None
+    assert recs["default/b"].message == (
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    (claim,) = sim.scheduler.handle.objects["ResourceClaim"]
+    assert claim.name.startswith("a-extended-resources-")
+    assert claim.metadata.annotations == {"resource.kubernetes.io/extended-resource-claim":
+                                          "true"}
+    assert sorted(r.device for r in claim.allocation.results) == ["gpu-0", "gpu-1"]
+    pod_a = next(p for p in sim.pods.values() if p.name == "a")
+    status = pod_a.status.extended_resource_claim_status
+    assert status is not None and status.resource_claim_name == claim.name
+    assert [(m.container_name, m.resource_name, m.request_name)
+            for m in status.request_mappings] == [("c", "example.com/gpu",
+                                                   "container-0-request-0")]
+
+
+def test_extended_resource_claim_released_with_its_pod() -> None:
+    sim = _run(_cluster(nodes=1, gpus=1) + EXTENDED_CLASS + _extended_pod("a", 1, duration=5)
+               + _extended_pod("b", 1, duration=5))
+    recs = {r.key: r for r in sim.records.values()}
+    assert recs["default/a"].node == "n1" and recs["default/b"].node == "n1"
+    assert recs["default/b"].time >= 5
+    assert sim.scheduler.handle.objects["ResourceClaim"] == []
+
+
+def test_extended_resource_on_a_device_plugin_node_is_not_dra() -> None:
+    # a node advertising example.com/gpu serves it itself: no claim (1.37)
+    text = (_cluster(nodes=1, gpus=1).replace('pods: "110"', 'pods: "110", example.com/gpu: "4"')
+            + EXTENDED_CLASS + _extended_pod("a", 3))
+    sim = _run(text)
+    assert next(iter(sim.records.values())).node == "n1"
+    assert sim.scheduler.handle.objects["ResourceClaim"] == []
+
+
+def test_extended_resource_before_1_36_is_plain() -> None:
+    # DRAExtendedResource is alpha (off) in 1.35: nodes lacking it simply do not fit
+    from kubesched.config import default_config
+    from kubesched.config.features import FeatureGates
+
+    cfg = default_config()
+    cfg.features = FeatureGates("1.35")
+    sim = SimCluster(load_scenario_text(_cluster(nodes=1) + EXTENDED_CLASS
+                                        + _extended_pod("a", 1)), config=cfg, check=True)
+    sim.run()
+    rec = next(iter(sim.records.values()))
+    assert rec.node is None
+    assert rec.message is not None and rec.message.startswith(
+        "0/1 nodes are available: 1 Insufficient example.com/gpu.")
