@@ -4,6 +4,9 @@ when devices run out."""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from kubesched.api.scenario import load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
 
@@ -215,3 +218,93 @@ def test_extended_resource_before_1_36_is_plain() -> None:
     assert rec.node is None
     assert rec.message is not None and rec.message.startswith(
         "0/1 nodes are available: 1 Insufficient example.com/gpu.")
+
+
+def _prio_pod(name: str, priority: int, *, cpu: str = "100m", claim: str | None = None,
+              template: str | None = "one-gpu", arrival: float = 0.0) -> str:
+    claims = ""
+    if claim is not None:
+        claims = f"\n  resourceClaims: [{{name: gpu, resourceClaimName: {claim}}}]"
+    elif template is not None:
+        claims = f"\n  resourceClaims: [{{name: gpu, resourceClaimTemplateName: {template}}}]"
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, annotations: {{kubesched.io/arrival: "{arrival}"}}}}
+spec:
+  priority: {priority}
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}}}}}}}]{claims}
+"""
+
+
+SHARED_CLAIM = """
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+"""
+
+
+def test_no_preemption_for_a_device_held_by_a_lower_priority_pod() -> None:
+    # Upstream 1.35-1.37: DynamicResources has no PreFilterExtensions, so DefaultPreemption's
+    # dry run cannot free a victim's devices, and "cannot allocate all claims" is
+    # UnschedulableAndUnresolvable, so the node is no candidate at all (KEP-5690, DRA
+    # preemption behind the DRAPreemption gate, targets 1.38).
+    sim = _run(_cluster(nodes=1, gpus=1) + _prio_pod("low", 0)
+               + _prio_pod("high", 1000, arrival=1))
+    recs = {r.key: r for r in sim.records.values()}
+    assert recs["default/low"].node == "n1"
+    assert recs["default/high"].node is None
+    assert recs["default/high"].message == (
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert sim.preemptions == {}
+
+
+def test_no_preemption_when_the_device_is_shared_with_other_pods() -> None:
+    # the only device is held by a claim two low-priority pods share: still no preemption
+    sim = _run(_cluster(nodes=1, gpus=1) + SHARED_CLAIM
+               + _prio_pod("low-1", 0, claim="shared") + _prio_pod("low-2", 0, claim="shared")
+               + _prio_pod("high", 1000, arrival=1))
+    recs = {r.key: r for r in sim.records.values()}
+    assert recs["default/low-1"].node == "n1" and recs["default/low-2"].node == "n1"
+    assert recs["default/high"].node is None
+    assert "cannot allocate all claims" in (recs["default/high"].message or "")
+    assert sim.preemptions == {}
+
+
+def test_preemption_for_cpu_keeps_the_victims_devices_allocated() -> None:
+    # The preemptor needs cpu (held by a low-priority pod) and one device; the node has a
+    # free device besides the victim's, so the dry run (the victim's device still
+    # allocated) finds the node and the victim is preempted.
+    text = (_cluster(nodes=1, gpus=2).replace('cpu: "8"', 'cpu: "1"')
+            + _prio_pod("low", 0, cpu="800m") + _prio_pod("high", 1000, cpu="500m", arrival=1))
+    sim = _run(text)
+    recs = {r.key: r for r in sim.records.values()}
+    assert recs["default/high"].node == "n1"
+    assert sim.preemptions == {"default/high": ["default/low"]}
+
+
+def test_post_filter_without_dra_state_is_an_error_as_upstream(caplog: Any) -> None:
+    # An earlier PreFilter plugin (VolumeBinding: no such PVC) rejects the pod, so DynamicResources'
+    # PreFilter never ran: its PostFilter reads no state and returns CycleState's "not
+    # found" as an Error (upstream's getStateData → statusError), which ends the PostFilter
+    # run before DefaultPreemption and is logged at error level, as upstream's
+    # HandleErrorWithContext does.
+    text = _cluster(nodes=1) + _pod("a").replace(
+        "spec:\n", "spec:\n  volumes: [{name: v, persistentVolumeClaim: {claimName: nope}}]\n",
+        1)
+    with caplog.at_level(logging.ERROR, logger="kubesched"):
+        sim = _run(text)
+    rec = next(iter(sim.records.values()))
+    assert rec.node is None
+    assert rec.message == ('0/1 nodes are available: persistentvolumeclaim "nope" not '
+                           "found. not found")
+    assert "Status after running PostFilter plugins for pod default/a: not found" in (
+        caplog.text)
