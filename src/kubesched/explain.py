@@ -17,6 +17,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PostFilterDecide
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FitError
+from kubesched.plugins.dynamicresources.plugin import CANNOT_ALLOCATE, DynamicResources
 from kubesched.scheduler import Scheduler
 
 
@@ -140,6 +141,7 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
         st = n2s.get(name)
         node_rows[name] = {"node": name, "feasible": False,
                            "plugin": st.plugin or None, "reasons": list(st.reasons)}
+    _add_device_detail(fwk, state, target, snap, node_rows)
     selected: list[str] = []
     message = None
     if len(feasible):
@@ -175,6 +177,23 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
     out["selected"] = selected
     out["message"] = message
     return out
+
+
+def _add_device_detail(fwk: Any, state: CycleState, pod: Pod, snap: Any,
+                       rows: dict[str, dict[str, Any]]) -> None:
+    """``detail`` on the nodes DynamicResources rejected with upstream's "cannot allocate
+    all claims": per claim and request, how the devices the node reaches narrow down to
+    too few (``DynamicResources.explain_node``)."""
+    for p in fwk.filter:
+        if not isinstance(p, DynamicResources):
+            continue
+        for name, row in rows.items():
+            if row["plugin"] == p.name and CANNOT_ALLOCATE in row["reasons"]:
+                node_info = snap.get(name)
+                if node_info is not None:
+                    detail = p.explain_node(state, pod, node_info)
+                    if detail:
+                        row["detail"] = detail
 
 
 def _extender_entries(verdicts: list[dict[str, Any]],

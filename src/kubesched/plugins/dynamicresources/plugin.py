@@ -72,6 +72,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
+from kubesched.plugins.dynamicresources.diagnose import explain_allocation
 from kubesched.plugins.dynamicresources.extended import (
     created_claim_name,
     device_class_mapping,
@@ -108,6 +109,7 @@ DEVICE_CLASS = Resource.DEVICE_CLASS
 # an earlier PreFilter plugin rejected the pod before this one ran, and upstream's FitError
 # then ends in "... not found" with no preemption sentence.
 ERR_NO_STATE = "not found"
+CANNOT_ALLOCATE = "cannot allocate all claims"
 ERR_CLAIM_NOT_CREATED = "ResourceClaim not created yet"
 ERR_API_UNSUPPORTED = "the API of the pod or claim is not supported"
 
@@ -408,18 +410,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         unavailable = [i for i, sel in enumerate(s.available_on)
                        if sel is not None and not node_matches_terms(node, sel)]
         if s.allocator is not None:
-            # the special claim as this node needs it; left out where device plugins serve
-            # everything (upstream hands the allocator the empty claim there)
-            indices = [i for i in s.to_allocate() if i != s.extended or extended is not None]
-            claims = [extended if i == s.extended and extended is not None else s.claims[i]
-                      for i in indices]
+            indices, claims = _claims_for_node(s, extended)
             try:
                 results = s.allocator.allocate(node, claims)
             except AllocationError as e:
                 # a broken claim or class: abort scheduling of the pod (retried)
                 return error(str(e))
             if results is None or len(results) != len(claims):
-                return unresolvable("cannot allocate all claims")
+                return unresolvable(CANNOT_ALLOCATE)
             if not unavailable:
                 s.node_allocations[node.name] = _NodeAllocation(
                     dict(zip(indices, results, strict=True)), extended, mappings)
@@ -427,6 +425,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.unavailable.update(unavailable)
             return unresolvable("resourceclaim not available on the node")
         return None
+
+    def explain_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """For ``explain``: why the claims to allocate do not fit ``node_info``'s node (the
+        detail behind "cannot allocate all claims"); empty when there is nothing to say."""
+        s = self._state(state)
+        if s is None or s.allocator is None or node_info.node is None:
+            return []
+        extended, _, st = self._filter_extended(s, pod, node_info)
+        if st is not None:
+            return []
+        return explain_allocation(s.allocator, node_info.node, _claims_for_node(s, extended)[1])
 
     def _filter_extended(self, s: _State, pod: Pod, node_info: NodeInfo
                          ) -> tuple[ResourceClaim | None,
@@ -675,6 +684,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             raise RuntimeError(f"create claim for extended resources "
                                f"{pod.namespace}/{meta.name}: {e}") from None
         return created
+
+
+def _claims_for_node(s: _State, extended: ResourceClaim | None
+                     ) -> tuple[list[int], list[ResourceClaim]]:
+    """The claims to allocate on one node, with their indices: the special claim as this
+    node needs it, left out where device plugins serve everything (upstream hands the
+    allocator the empty claim there)."""
+    indices = [i for i in s.to_allocate() if i != s.extended or extended is not None]
+    claims = [extended if i == s.extended and extended is not None else s.claims[i]
+              for i in indices]
+    return indices, claims
 
 
 def compute_score(s: _State, found: _NodeAllocation) -> int:
