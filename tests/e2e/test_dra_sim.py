@@ -308,3 +308,43 @@ def test_post_filter_without_dra_state_is_an_error_as_upstream(caplog: Any) -> N
                            "found. not found")
     assert "Status after running PostFilter plugins for pod default/a: not found" in (
         caplog.text)
+
+
+def test_more_devices_than_any_node_has() -> None:
+    # a scheduling problem, not bad input: the pod stays pending with upstream's reason
+    many = """
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: five, namespace: default}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 5}}]
+"""
+    sim = _run(_cluster(nodes=2, gpus=2) + many + _pod("a", template="five"))
+    rec = next(iter(sim.records.values()))
+    assert rec.node is None
+    assert rec.message == (
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+
+
+def test_claim_naming_a_missing_device_class() -> None:
+    missing = """
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: nope, namespace: default}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: no-such-class}}]
+"""
+    sim = _run(_cluster(nodes=2) + missing + _pod("a", template="nope"))
+    rec = next(iter(sim.records.values()))
+    assert rec.node is None
+    assert rec.message == (
+        "0/2 nodes are available: request gpu: device class no-such-class does not exist. "
+        "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is "
+        "not helpful for scheduling.")
