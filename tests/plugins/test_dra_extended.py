@@ -18,7 +18,16 @@ import dataclasses
 from typing import Any
 
 import pytest
-from tests.plugins.test_dynamicresources import FakeBackend, code
+from tests.plugins.test_dynamicresources import (
+    CLASS,
+    NODE,
+    POD_CLAIM,
+    SLICE,
+    FakeBackend,
+    claim,
+    code,
+)
+from tests.plugins.test_dynamicresources import Run as ClaimRun
 
 from kubesched.api.dra.store import dra_index, remove_claim, replace_claim
 from kubesched.api.dra.types import ResourceClaim
@@ -471,3 +480,29 @@ def test_fit_delegates_to_dra(enabled: bool, requests: dict[str, Any],
     fit.pre_filter(state, p, None)  # type: ignore[arg-type]
     got = fit.filter(state, p, NodeInfo(sc.nodes[0]))
     assert (None if got is None else code(got)) == want
+
+
+# ---------------------------------------------------------------- claims shared between pods
+
+def test_shared_claim_allocated_for_another_pod_gets_this_pod_added() -> None:
+    # upstream: an allocated claim with room in reservedFor (ResourceClaimReservedForMaxSize
+    # 256) is usable; PreBind appends the pod to reservedFor, keeping the other consumer
+    r = ClaimRun(NODE, POD_CLAIM, claim(allocated=True, reserved_for="other"))
+    assert r.pre_filter() is None
+    assert r.filter() == {"worker": None}
+    assert r.schedule() is None
+    assert [x.uid for x in r.claim().reserved_for] == ["other", "1234"]
+
+
+def test_shared_claim_being_allocated_for_another_pod_waits() -> None:
+    # pod A's cycle reserved the shared claim's allocation (in flight until its PreBind);
+    # pod B must wait: upstream's "is in the process of being allocated"
+    r = ClaimRun(NODE, POD_CLAIM, claim(), CLASS, SLICE % "")
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.plugin.reserve(r.state, r.pod, "worker") is None
+    other = ClaimRun(NODE, POD_CLAIM.replace('uid: "1234"', 'uid: "5678"'), claim(), CLASS,
+                     SLICE % "")
+    other.handle = r.handle
+    other.plugin = DynamicResources({}, r.handle)
+    assert code(other.pre_filter()) == (UU, (
+        "resource claim default/my-pod-my-resource is in the process of being allocated",))
