@@ -348,3 +348,26 @@ spec:
         "0/2 nodes are available: request gpu: device class no-such-class does not exist. "
         "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is "
         "not helpful for scheduling.")
+
+
+def test_state_out_keeps_claims_and_their_allocations() -> None:
+    # the end state read back decides the same: claims made during the run (from a
+    # template, for extended resources) and scenario claims carry their allocation, so the
+    # devices stay taken and the pending pods stay pending
+    from kubesched.backends.sim.state import write_state
+
+    text = (_cluster(nodes=1, gpus=2) + EXTENDED_CLASS + _pod("t") + _extended_pod("e", 1)
+            + _extended_pod("waits", 1))
+    sim = _run(text)
+    recs = {r.key: r for r in sim.records.values()}
+    assert recs["default/t"].node == "n1" and recs["default/e"].node == "n1"
+    assert recs["default/waits"].node is None
+    again = _run(write_state(sim))
+    claims = {c.name: c for c in again.scheduler.handle.objects["ResourceClaim"]}
+    assert sorted(claims) == sorted(c.name for c in sim.scheduler.handle.objects[
+        "ResourceClaim"])
+    assert all(c.allocation is not None and c.reserved_for for c in claims.values())
+    (rec,) = again.records.values()  # only the pending pod enters the queue
+    assert rec.key == "default/waits" and rec.node is None
+    pod_e = next(p for p in again.pods.values() if p.name == "e")
+    assert pod_e.status.extended_resource_claim_status is not None
