@@ -494,13 +494,19 @@ class KubeBackend:
         if self.dry_run:
             log.info("dry-run: would create ResourceClaim %s", claim.key,
                      extra={"kv": {"claim": claim.key, "dryRun": True}})
-            return claim
-        try:
-            new = self.client.request("POST", self._claims_path(claim.namespace),
-                                      body=encode_resource_claim(claim))
-        except ApiError as e:
-            raise BindError(e.message, conflict=e.status == 409) from None
-        return parse_resource_claim(new)
+            stored = claim
+        else:
+            try:
+                new = self.client.request("POST", self._claims_path(claim.namespace),
+                                          body=encode_resource_claim(claim))
+            except ApiError as e:
+                raise BindError(e.message, conflict=e.status == 409) from None
+            stored = parse_resource_claim(new)
+        # PreBind writes its status next, reading it from the cache: store it there now
+        # (upstream polls its assume cache for the informer's copy instead)
+        if self.claim_written is not None:
+            self.claim_written(stored)
+        return stored
 
     def delete_resource_claim(self, claim: Any) -> None:
         if self.dry_run:
