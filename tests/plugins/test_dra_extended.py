@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
 import pytest
 from tests.plugins.test_dynamicresources import (
     CLASS,
@@ -506,3 +507,35 @@ def test_shared_claim_being_allocated_for_another_pod_waits() -> None:
     other.plugin = DynamicResources({}, r.handle)
     assert code(other.pre_filter()) == (UU, (
         "resource claim default/my-pod-my-resource is in the process of being allocated",))
+
+
+def test_fit_batch_form_agrees_on_dra_backed_resources() -> None:
+    # the table form (filter_batch) delegates as the per-node form does: a node without the
+    # resource, one with 0 of it, one whose device plugin has too few, one with enough
+    from kubesched.framework.snapshot import Snapshot
+
+    nodes = "\n---\n".join(
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\n"
+        f"status: {{allocatable: {{cpu: '1', memory: 1Gi, pods: '10'{extra}}}}}"
+        for n, extra in (("none", ""), ("zero", f", {DRA}: '0'"), ("few", f", {DRA}: '1'"),
+                         ("many", f", {DRA}: '4'")))
+    sc = load_scenario_text("\n---\n".join([
+        nodes, FIT_CLASS, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        f"spec: {{containers: [{{name: c, resources: {{requests: {{{DRA}: '2'}}, "
+        f"limits: {{{DRA}: '2'}}}}}}]}}"]))
+    fit = Fit({}, Handle(objects=sc.objects, features=FeatureGates("1.37")))
+    p = sc.pods[0]
+    snap = Snapshot.from_nodes(sc.nodes, [])
+    state = CycleState()
+    fit.pre_filter(state, p, snap)
+    idx = np.arange(snap.num_nodes)
+    batch = fit.filter_batch(state, p, snap, idx)
+    names = snap.table.names
+    per_node = {n.name: fit.filter(state, p, NodeInfo(n)) for n in sc.nodes}
+    for i, name in enumerate(names):
+        got = None if batch.codes[i] == 0 else (Code(int(batch.codes[i])),
+                                                batch.reasons[batch.reason_ids[i]])
+        assert got == (None if per_node[name] is None else code(per_node[name])), name
+    assert per_node == {"none": None, "zero": None,
+                        "few": per_node["few"], "many": None}
+    assert code(per_node["few"]) == (UU, (f"Insufficient {DRA}",))
