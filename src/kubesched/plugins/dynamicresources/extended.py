@@ -53,6 +53,20 @@ def is_dra_extended_resource_name(name: str) -> bool:
     return is_extended_resource_name(name) or name.startswith(DEVICE_CLASS_PREFIX)
 
 
+_LAST: list[tuple[object, dict[str, str]]] = []  # (the classes it was built from, mapping)
+
+
+def class_mapping_of(classes: Mapping[str, DeviceClass]) -> dict[str, str]:
+    """``device_class_mapping`` of the listers' classes, built once per state of them: the
+    DRA index makes a new dict whenever a DeviceClass comes, goes or changes, and both
+    NodeResourcesFit and DynamicResources ask for every pod with extended resources."""
+    if _LAST and _LAST[0][0] is classes:
+        return _LAST[0][1]
+    mapping = device_class_mapping(classes.values())
+    _LAST[:] = [(classes, mapping)]  # keeps the dict alive: its identity is the key
+    return mapping
+
+
 def device_class_mapping(classes: Iterable[DeviceClass]) -> dict[str, str]:
     """The DeviceClassResolver: extended resource name → class name, for every class's
     implicit name and its ``extendedResourceName``. Upstream's cache keeps whichever class

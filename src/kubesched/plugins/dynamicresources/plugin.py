@@ -37,6 +37,7 @@ from kubesched.api.dra.store import (
 )
 from kubesched.api.dra.types import (
     AllocationResult,
+    DeviceClass,
     ResourceClaim,
     claim_is_for_pod,
 )
@@ -74,8 +75,8 @@ from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
 from kubesched.plugins.dynamicresources.diagnose import explain_allocation
 from kubesched.plugins.dynamicresources.extended import (
+    class_mapping_of,
     created_claim_name,
-    device_class_mapping,
     find_extended_resource_claim,
     is_dra_extended_resource_name,
     is_special,
@@ -313,8 +314,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         except ClaimError as e:
             return None, unresolvable(str(e))
         idx = dra_index(self._objects())
-        extended = self._pre_filter_extended(s, pod, idx.claims.values(),
-                                             idx.classes.values())
+        extended = self._pre_filter_extended(s, pod, idx.claims.values(), idx.classes)
         if extended is not None:
             s.extended = len(claims)
             claims.append(extended)
@@ -364,16 +364,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.claims = claims
         return None, None
 
-    def _pre_filter_extended(self, s: _State, pod: Pod, claims: Any, classes: Any
-                             ) -> ResourceClaim | None:
+    def _pre_filter_extended(self, s: _State, pod: Pod, claims: Any,
+                             classes: dict[str, DeviceClass]) -> ResourceClaim | None:
         """preFilterExtendedResources: the pod's special claim when a DeviceClass maps one
         of its extended resources — the one an earlier cycle created, or a new in-memory
         one — with what Filter needs to size it per node."""
-        if not feature_enabled(self.handle, "DRAExtendedResource") or not pod.requests:
+        if not feature_enabled(self.handle, "DRAExtendedResource"):
             return None
-        mapping = device_class_mapping(classes)
         requests = {n: q for n, q in pod.requests.items()
                     if q and is_dra_extended_resource_name(n)}
+        if not requests:
+            return None
+        mapping = class_mapping_of(classes)
         if not any(n in mapping for n in requests):
             return None
         s.extended_requests = requests

@@ -23,6 +23,7 @@ through ``ResourceAllocationScorer`` with non-zero cpu / memory defaults. No Nor
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,8 @@ from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.dynamicresources.extended import (
     DEVICE_CLASS_PREFIX,
-    device_class_mapping,
+    class_mapping_of,
+    is_dra_extended_resource_name,
 )
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
 from kubesched.plugins.noderesources.allocated import least_resource_scorer, most_resource_scorer
@@ -189,17 +191,19 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
 
     # ------------------------------------------------------------------ PreFilter
 
-    def _class_mapping(self) -> dict[str, str]:
-        """The DeviceClassResolver's mapping (empty while DRAExtendedResource is off)."""
-        if not feature_enabled(self.handle, "DRAExtendedResource"):
+    def _class_mapping(self, names: Iterable[str]) -> Mapping[str, str]:
+        """The DeviceClassResolver's mapping, when some of ``names`` could be in it (empty
+        while DRAExtendedResource is off)."""
+        if not feature_enabled(self.handle, "DRAExtendedResource") or not any(
+                is_dra_extended_resource_name(n) for n in names):
             return {}
         objects = self.handle.objects if self.handle is not None else None
-        return device_class_mapping(dra_index(objects).classes.values())
+        return class_mapping_of(dra_index(objects).classes)
 
     def _compute_state(self, pod: Pod) -> _PreFilterState:
         checks = _fits_checks(pod.requests, self.ignored_resources,
                               self.ignored_resource_groups)
-        mapping = self._class_mapping() if checks else {}
+        mapping = self._class_mapping(n for n, _ in checks)
         return _PreFilterState(checks, tuple(insufficient_reason(n) for n, _ in checks),
                                tuple(n in mapping for n, _ in checks))
 
@@ -372,7 +376,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
 
     def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node
                                          ) -> QueueingHint:
-        mapping = self._class_mapping()
+        mapping = self._class_mapping(pod.requests)
         if not _is_fit(pod, new, mapping):
             return QueueingHint.SKIP  # the pod won't fit the node anyway
         if old is None:
@@ -382,7 +386,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return QueueingHint.QUEUE
 
 
-def _is_fit(pod: Pod, node: Node | None, mapping: dict[str, str]) -> bool:
+def _is_fit(pod: Pod, node: Node | None, mapping: Mapping[str, str]) -> bool:
     """``isFit``: the pod fits an empty NodeInfo of ``node`` (no ignored resources)."""
     if node is None:
         return False
@@ -393,7 +397,7 @@ def _is_fit(pod: Pod, node: Node | None, mapping: dict[str, str]) -> bool:
 
 
 def _have_any_requested_resources_increased(pod: Pod, old: Node, new: Node,
-                                            mapping: dict[str, str]) -> bool:
+                                            mapping: Mapping[str, str]) -> bool:
     old_alloc = old.status.allocatable
     new_alloc = new.status.allocatable
     if new_alloc.get(PODS, 0) > old_alloc.get(PODS, 0):
