@@ -310,7 +310,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = _State()
         state.write(STATE_KEY, s)
         try:
-            claims = [c for _, c in self._foreach_claim(pod)]
+            claims = ([c for _, c in self._foreach_claim(pod)]
+                      if pod.spec.pod_resource_claims else [])
         except ClaimError as e:
             return None, unresolvable(str(e))
         idx = dra_index(self._objects())
