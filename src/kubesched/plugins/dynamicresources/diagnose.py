@@ -6,7 +6,9 @@ the request's DeviceClass selects, how many the request's own selectors keep, an
 those are still free (not held by another claim, not tainted against the request) — the
 narrowing that usually tells the story. When every request alone has enough free devices,
 the claims fail together (constraints, or two requests wanting the same devices), and it
-says so. It decides nothing: the verdict stays the allocator's.
+says so. It decides nothing: the verdict stays the allocator's. (Taints counted are the
+device's own; one a DeviceTaintRule adds shows as a device counted free that the allocator
+skips, hence the "together" line.)
 """
 
 from __future__ import annotations
