@@ -363,6 +363,8 @@ def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, s
     for row in out["nodes"]:
         if not row["feasible"]:
             verdict = f"{_rejector(row)}: {', '.join(row['reasons'])}"
+            if row.get("detail"):  # DynamicResources: why no devices fit
+                verdict += "\n  " + "\n  ".join(row["detail"])
             filtered.setdefault(verdict, []).append(row["node"])
     for verdict, names in sorted(filtered.items(), key=lambda kv: -len(kv[1])):
         rows.append((_group(names), "filtered", verdict))
