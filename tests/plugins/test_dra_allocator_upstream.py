@@ -8170,16 +8170,20 @@ CASES: dict[str, Callable[[], Any]] = {
 
 # Upstream case -> why kubesched fails it (strict xfail: the run fails once it passes).
 XFAIL: dict[str, str] = {
-    name: "DRAListTypeAttributes (1.36 alpha, off by default) is not implemented: list-type "
-    "device attributes and set semantics of matchAttribute/distinctAttribute"
-    for name in CASES
-    if name.startswith("list-attributes-")
-} | {
     "unknown-selector": "a selector without `cel` cannot reach the allocator: the API server "
     "refuses it, and so does kubesched when it reads the claim (api/dra/validation.py)",
     "with-distinct-constraints-unknown-type-attribute": "an attribute without a value cannot "
     "reach the allocator: the API server refuses it, and so does kubesched when it reads "
     "the ResourceSlice",
+} | {
+    name: "an attribute without a value or with an empty list cannot reach the allocator: "
+    "the API server refuses both (`exactly one value must be specified`, `must not be empty "
+    "if specified`), and so does kubesched when it reads the ResourceSlice "
+    "(tests/api/test_dra.py::test_list_attribute_refusals)"
+    for name in (
+        "list-attributes-match-constaint-with-empty-or-unknown-type",
+        "list-attributes-distinct-constaint-with-empty-or-unknown-type",
+    )
 }
 
 
