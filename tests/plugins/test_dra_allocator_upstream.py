@@ -5,7 +5,8 @@ allocatortesting/allocator_testing.go`` at the staging mirror's commit 3d036712 
 dde51bfc, July 2026, v1.37 development: the newest stored; 219 cases). Every case of
 ``TestAllocator``'s table is here under its upstream name, written with the Go helpers'
 names (``_dra_gotypes``) so it can be read beside the Go file. Cases that need what
-kubesched does not implement are strict xfails naming it (they fail the run once fixed).
+kubesched does not implement, or whose input the API server refuses before an allocator
+sees it, are strict xfails naming why (they fail the run once they pass).
 """
 
 # ruff: noqa: E501, F403, F405
