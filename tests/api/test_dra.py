@@ -170,6 +170,19 @@ metadata: {name: t}
 spec:
   deviceSelector: {driver: d}
   taint: {key: k, effect: NoSchedule}""", "apiVersion"),
+    # resource.CELSelectorExpressionMaxLength: 10 KiB, checked before compiling
+    ("""apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: long, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: r
+      exactly:
+        deviceClassName: c
+        selectors: [{cel: {expression: '%s'}}]""" % ("true && " * 1280 + "true"),
+     "spec.devices.requests[0].exactly.selectors[0].cel.expression: Too long: may not be "
+     "more than 10240 bytes"),
 ])
 def test_api_server_refusals(doc: str, message: str) -> None:
     with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -168,6 +168,36 @@ def test_pod_with_a_claim_gets_it_allocated_and_is_bound(double: ApiServerDouble
     wait_until(lambda: not r._assumed_claims, what="the informer caught up with the writes")
 
 
+def test_extended_resource_backed_by_a_device_class(double: ApiServerDouble,
+                                                   kubeconfig: str, runners: list) -> None:
+    # DRAExtendedResource (1.37): PreBind creates the pod's claim, allocates it, and patches
+    # the pod's status.extendedResourceClaimStatus; the claim is read back from the cache
+    # right after its creation (before the informer reports it)
+    double.create(node("n1"))
+    cls = {**DRA_OBJECTS[0], "spec": {**DRA_OBJECTS[0]["spec"],
+                                      "extendedResourceName": "example.com/gpu"}}
+    double.create(cls)
+    double.create(DRA_OBJECTS[1])
+    p = pod("ext-1")
+    p["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "1"},
+                                               "limits": {"example.com/gpu": "1"}}
+    double.create(p)
+    make_runner(kubeconfig, runners)
+    wait_until(lambda: double.bound_pods().get("default/ext-1") == "n1", what="ext-1 bound")
+    status = double.get("Pod", "ext-1")["status"]["extendedResourceClaimStatus"]
+    name = status["resourceClaimName"]
+    assert name.startswith("ext-1-extended-resources-")
+    assert status["requestMappings"] == [{"containerName": "c",
+                                          "resourceName": "example.com/gpu",
+                                          "requestName": "container-0-request-0"}]
+    stored = double.get("ResourceClaim", name)
+    assert stored["metadata"]["annotations"] == {
+        "resource.kubernetes.io/extended-resource-claim": "true"}
+    assert [(x["request"], x["device"]) for x in
+            stored["status"]["allocation"]["devices"]["results"]] == [
+        ("container-0-request-0", "gpu-0")]
+
+
 def test_assume_cache_keeps_the_written_claim_over_older_informer_copies() -> None:
     """The informer's copy older than the status the scheduler wrote does not undo the
     allocation; a newer one replaces it."""

@@ -240,3 +240,27 @@ def encode_claim_status(claim: ResourceClaim) -> dict[str, Any]:
                                    "message": c.message}) for c in d.conditions]})
             for d in claim.devices]
     return out
+
+
+def encode_resource_claim(claim: ResourceClaim) -> dict[str, Any]:
+    """A new ResourceClaim as resource.k8s.io/v1 JSON (what ``Create`` sends: metadata
+    without uid or version, the spec's requests; no status)."""
+    md = encode_meta(dataclasses.replace(claim.metadata, uid="", resource_version=""))
+    for ref in md.get("ownerReferences", ()):
+        ref["apiVersion"] = "v1"  # the only owners the scheduler writes are pods
+
+    def sub(r: Any) -> dict[str, Any]:
+        return _prune({"deviceClassName": r.device_class_name,
+                       "selectors": [{"cel": {"expression": e}} for e in r.selectors],
+                       "allocationMode": r.allocation_mode, "count": r.count,
+                       "adminAccess": r.admin_access})
+
+    requests: list[dict[str, Any]] = []
+    for req in claim.spec.requests:
+        if req.exactly is not None:
+            requests.append({"name": req.name, "exactly": sub(req.exactly)})
+        else:
+            requests.append({"name": req.name, "firstAvailable": [
+                {"name": s.name, **sub(s)} for s in req.first_available]})
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md,
+            "spec": {"devices": {"requests": requests}}}

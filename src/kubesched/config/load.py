@@ -159,6 +159,23 @@ def load_config(doc: dict[str, Any], source: str = "<config>",
     return cfg
 
 
+def run_config(config_path: str | Path | None, embedded: dict[str, Any] | None,
+               embedded_source: str | None, features: FeatureGates,
+               plugins: dict[str, type] | None = None) -> SchedulerConfiguration:
+    """The configuration one run uses: the file ``--config`` names, else the scenario's own
+    (``embedded``), else the default — deciding as ``features``, with ``plugins`` (the
+    out-of-tree plugin classes by name) registered."""
+    if config_path:
+        config = load_config_file(config_path, features)
+    elif embedded is not None:
+        config = load_config(embedded, embedded_source or "<scenario>", features)
+    else:
+        config = default_config(features)
+    config.features = features
+    config.out_of_tree = plugins or {}
+    return config
+
+
 def _apply_extender_ignored_resources(cfg: SchedulerConfiguration, source: str) -> None:
     """buildExtenders: resources an extender manages with ``ignoredByScheduler`` replace
     NodeResourcesFit's ``ignoredResources`` in every profile (the extender takes over

@@ -318,9 +318,12 @@ class InvariantChecker:
         # asking none of it) is no decision of the scheduler's, and upstream's Fit agrees.
         first = (CPU, MEMORY, EPHEMERAL_STORAGE)
         names = [r for r in first if pod.requests.get(r, 0) > 0]
+        # extended resources DRA devices serve (DRAExtendedResource): rule dra-devices
+        status = pod.status.extended_resource_claim_status
+        dra = {m.resource_name for m in status.request_mappings} if status else set()
         names += sorted(r for r, v in pod.requests.items()
                         if v > 0 and r not in first and r != PODS and r not in ignored[0]
-                        and r.split("/", 1)[0] not in ignored[1])
+                        and r.split("/", 1)[0] not in ignored[1] and r not in dra)
         for r in names:
             total = pod.requests[r] + sum(p.requests.get(r, 0) for p in on_node)
             if total > alloc.get(r, 0):

@@ -9,6 +9,12 @@ claim that kept the pod off some node, when nobody else uses it. Score: prioriti
 ranks, DefaultNormalizeScore'd. Reserve/Unreserve: in-flight allocations. PreBind: the
 claim's ``status.allocation`` and ``status.reservedFor`` through the backend.
 
+Extended resources backed by a DeviceClass (DRAExtendedResource, ``extended.py``): PreFilter
+adds the pod's special claim (found from an earlier cycle, or in memory); Filter gives it the
+requests a node leaves to DRA; PreBind creates it and records it in the pod's status;
+PostFilter deletes one left by an earlier cycle; Unreserve deletes one PreBind created.
+(Upstream ``extendeddynamicresources.go``.)
+
 The reason strings are upstream's; every "unschedulable" of this plugin is
 UnschedulableAndUnresolvable as upstream's ``statusUnschedulable``.
 """
@@ -16,6 +22,7 @@ UnschedulableAndUnresolvable as upstream's ``statusUnschedulable``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import time
 from dataclasses import dataclass, field
@@ -33,12 +40,18 @@ from kubesched.api.dra.store import (
 from kubesched.api.dra.types import (
     AllocatedDeviceStatus,
     AllocationResult,
+    DeviceClass,
     DeviceRequestAllocationResult,
     ResourceClaim,
     claim_is_for_pod,
 )
 from kubesched.api.selectors import node_matches_terms
-from kubesched.api.types import NodeSelectorTerm, Pod
+from kubesched.api.types import (
+    ContainerExtendedResourceRequest,
+    ExtendedResourceClaimStatus,
+    NodeSelectorTerm,
+    Pod,
+)
 from kubesched.config.args import parse_duration
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -65,6 +78,17 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
+from kubesched.plugins.dynamicresources.diagnose import explain_allocation
+from kubesched.plugins.dynamicresources.extended import (
+    class_mapping_of,
+    created_claim_name,
+    find_extended_resource_claim,
+    is_dra_extended_resource_name,
+    is_special,
+    node_claim,
+    requests_and_mappings,
+    special_claim,
+)
 from kubesched.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
@@ -93,6 +117,7 @@ DEVICE_CLASS = Resource.DEVICE_CLASS
 # an earlier PreFilter plugin rejected the pod before this one ran, and upstream's FitError
 # then ends in "... not found" with no preemption sentence.
 ERR_NO_STATE = "not found"
+CANNOT_ALLOCATE = "cannot allocate all claims"
 ERR_CLAIM_NOT_CREATED = "ResourceClaim not created yet"
 ERR_API_UNSUPPORTED = "the API of the pod or claim is not supported"
 
@@ -142,23 +167,43 @@ def claim_name(pod: Pod, pc: Any) -> tuple[str | None, bool]:
 
 
 @dataclass(slots=True)
+class _NodeAllocation:
+    """What Filter found for one node (upstream's nodeAllocation): the allocation of each
+    claim to allocate, by claim index; the special claim as this node needs it (None: the
+    node's device plugins serve every extended resource, or the pod has none) and which
+    container's resource each of its requests serves."""
+
+    results: dict[int, AllocationResult]
+    extended_claim: ResourceClaim | None = None
+    mappings: tuple[ContainerExtendedResourceRequest, ...] = ()
+
+
+@dataclass(slots=True)
 class _State:
     """stateData, shared by reference between clones as upstream's pointer."""
 
+    # the pod's claims, then its special claim for extended resources (if any)
     claims: list[ResourceClaim] = field(default_factory=list)
+    extended: int | None = None  # the special claim's index in claims
+    # the pod's requests of extended resources (draExtendedResource.podScalarResources)
+    # and the extended resource names DeviceClasses map
+    extended_requests: dict[str, int] = field(default_factory=dict)
+    class_mapping: dict[str, str] = field(default_factory=dict)
     allocator: Allocator | None = None
     # per claim: the allocated claim's node selector, the allocation Reserve chose
     available_on: list[tuple[NodeSelectorTerm, ...] | None] = field(default_factory=list)
     allocations: list[AllocationResult | None] = field(default_factory=list)
     unavailable: set[int] = field(default_factory=set)
-    # node -> results of the claims to allocate, in their order
-    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    node_allocations: dict[str, _NodeAllocation] = field(default_factory=dict)
 
     def clone(self) -> _State:
         return self
 
     def to_allocate(self) -> list[int]:
         return [i for i, c in enumerate(self.claims) if c.allocation is None]
+
+    def has_user_claims(self) -> bool:
+        return len(self.claims) > (0 if self.extended is None else 1)
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
@@ -283,16 +328,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, skip()
         s = _State()
         state.write(STATE_KEY, s)
-        if not pod.spec.pod_resource_claims:
-            return None, skip()
         try:
-            claims = [c for _, c in self._foreach_claim(pod)]
+            claims = ([c for _, c in self._foreach_claim(pod)]
+                      if pod.spec.pod_resource_claims else [])
         except ClaimError as e:
             return None, unresolvable(str(e))
+        idx = dra_index(self._objects())
+        extended = self._pre_filter_extended(s, pod, idx.claims.values(), idx.classes)
+        if extended is not None:
+            s.extended = len(claims)
+            claims.append(extended)
         if not claims:
             return None, skip()
         dra = self.handle.dra if self.handle is not None else None
-        idx = dra_index(self._objects())
         prioritized = feature_enabled(self.handle, "DRAPrioritizedList")
         s.available_on = [None] * len(claims)
         s.allocations = [None] * len(claims)
@@ -307,6 +355,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if dra is not None and dra.claim_has_pending_allocation(claim.uid):
                 return None, unresolvable(f"resource claim {claim.key} is in the process of "
                                           "being allocated")
+            if i == s.extended:
+                continue  # made by this plugin: Filter checks one from an earlier cycle
             for req in claim.spec.requests:
                 if req.exactly is not None:
                     st = self._validate_class(idx.classes, req.exactly.device_class_name,
@@ -337,6 +387,24 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.claims = claims
         return None, None
 
+    def _pre_filter_extended(self, s: _State, pod: Pod, claims: Any,
+                             classes: dict[str, DeviceClass]) -> ResourceClaim | None:
+        """preFilterExtendedResources: the pod's special claim when a DeviceClass maps one
+        of its extended resources — the one an earlier cycle created, or a new in-memory
+        one — with what Filter needs to size it per node."""
+        if not feature_enabled(self.handle, "DRAExtendedResource"):
+            return None
+        requests = {n: q for n, q in pod.requests.items()
+                    if q and is_dra_extended_resource_name(n)}
+        if not requests:
+            return None
+        mapping = class_mapping_of(classes)
+        if not any(n in mapping for n in requests):
+            return None
+        s.extended_requests = requests
+        s.class_mapping = mapping
+        return find_extended_resource_claim(pod, claims) or special_claim(pod)
+
     @staticmethod
     def _validate_class(classes: dict[str, Any], class_name: str, request: str
                         ) -> Status | None:
@@ -359,6 +427,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         node = node_info.node
         if node is None:
             return error("node not found")
+        extended, mappings, st = self._filter_extended(s, pod, node_info)
+        if st is not None:
+            return st
+        if extended is None and not s.has_user_claims():
+            return None  # device plugins serve every extended resource here
         unavailable = [i for i, sel in enumerate(s.available_on)
                        if sel is not None and not node_matches_terms(node, sel)]
         if self.binding_conditions:
@@ -375,7 +448,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if not ready and self._timed_out(claim):
                     unavailable.append(i)
         if s.allocator is not None:
-            claims = [s.claims[i] for i in s.to_allocate()]
+            indices, claims = _claims_for_node(s, extended)
             try:
                 results = s.allocator.allocate(node, claims)
             except FailedOnNode as e:
@@ -385,13 +458,51 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 # a broken claim or class: abort scheduling of the pod (retried)
                 return error(str(e))
             if results is None or len(results) != len(claims):
-                return unresolvable("cannot allocate all claims")
+                return unresolvable(CANNOT_ALLOCATE)
             if not unavailable:
-                s.node_allocations[node.name] = results
+                s.node_allocations[node.name] = _NodeAllocation(
+                    dict(zip(indices, results, strict=True)), extended, mappings)
         if unavailable:
             s.unavailable.update(unavailable)
             return unresolvable("resourceclaim not available on the node")
         return None
+
+    def explain_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """For ``explain``: why the claims to allocate do not fit ``node_info``'s node (the
+        detail behind "cannot allocate all claims"); empty when there is nothing to say."""
+        s = self._state(state)
+        if s is None or s.allocator is None or node_info.node is None:
+            return []
+        extended, _, st = self._filter_extended(s, pod, node_info)
+        if st is not None:
+            return []
+        return explain_allocation(s.allocator, node_info.node, _claims_for_node(s, extended)[1])
+
+    def _filter_extended(self, s: _State, pod: Pod, node_info: NodeInfo
+                         ) -> tuple[ResourceClaim | None,
+                                    tuple[ContainerExtendedResourceRequest, ...],
+                                    Status | None]:
+        """filterExtendedResources: the special claim with the requests this node leaves
+        to DRA (those a DeviceClass maps and the node's allocatable lacks), or None."""
+        if s.extended is None:
+            return None, (), None
+        claim = s.claims[s.extended]
+        if claim.spec.requests:
+            # created by an earlier cycle whose binding failed: PostFilter deletes it
+            return None, (), unresolvable("cannot schedule extended resource claim")
+        allocatable = node_info.allocatable
+        needed = []
+        for name in sorted(s.extended_requests):
+            have = allocatable.get(name)
+            if name in s.class_mapping and not have:
+                needed.append(name)
+            elif have is None:
+                # neither a device plugin's nor a DeviceClass's resource
+                return None, (), unresolvable("cannot fit resource")
+        if not needed or claim.allocation is not None:
+            return None, (), None
+        requests, mappings = requests_and_mappings(pod, needed, s.class_mapping)
+        return node_claim(claim, requests), mappings, None
 
     # ------------------------------------------------------------------ PostFilter
 
@@ -412,9 +523,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return error(ERR_NO_STATE)
         if not s.claims:
             return Status(Code.UNSCHEDULABLE, ("no new claims to deallocate",))
+        extended = s.claims[s.extended] if s.extended is not None else None
+        stale = extended is not None and not is_special(extended)
         # upstream picks one at random (Go map order); the lowest index here, so runs replay
         for i in sorted(s.unavailable):
             claim = s.claims[i]
+            if i == s.extended:
+                if stale:
+                    break  # deleted below
+                continue
             if not claim.reserved_for or (len(claim.reserved_for) == 1
                                           and claim.reserved_for[0].uid == pod.uid):
                 if act:
@@ -424,14 +541,25 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     except Exception as e:  # an API error from the backend
                         return error(str(e))
                 return Status(Code.UNSCHEDULABLE, ("deallocation of ResourceClaim completed",))
+        if stale and extended is not None:
+            # the special claim of an earlier cycle (its binding failed): start afresh
+            if act:
+                try:
+                    self._backend_call("delete_resource_claim")(extended)
+                except Exception as e:  # an API error from the backend
+                    return error(str(e))
+            return Status(Code.UNSCHEDULABLE, ("deletion of ResourceClaim completed",))
         return Status(Code.UNSCHEDULABLE, ("still not schedulable",))
 
-    def _update_status(self, claim: ResourceClaim) -> ResourceClaim:
+    def _backend_call(self, method: str) -> Any:
         backend = self.handle.backend if self.handle is not None else None
-        update = getattr(backend, "update_resource_claim_status", None)
-        if update is None:
-            raise RuntimeError("the cluster backend cannot update ResourceClaims")
-        stored: ResourceClaim = update(claim)
+        call = getattr(backend, method, None)
+        if call is None:
+            raise RuntimeError(f"the cluster backend cannot {method.replace('_', ' ')}")
+        return call
+
+    def _update_status(self, claim: ResourceClaim) -> ResourceClaim:
+        stored: ResourceClaim = self._backend_call("update_resource_claim_status")(claim)
         return stored
 
     # ------------------------------------------------------------------ Score
@@ -448,10 +576,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = self._state(state)
         if s is None or node_info.node is None:
             return 0
-        results = s.node_allocations.get(node_info.node.name)
-        if results is None:
+        found = s.node_allocations.get(node_info.node.name)
+        if found is None:
             return 0
-        return compute_score(s, results)
+        return compute_score(s, found)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, False)
@@ -467,17 +595,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         pending = s.to_allocate()
         if not s.claims or not pending or s.allocator is None:
             return None
-        results = s.node_allocations.get(node_name)
-        if not results:
+        found = s.node_allocations.get(node_name)
+        if found is None or not found.results:
+            if all(i == s.extended for i in pending):
+                return None  # only the special claim, and device plugins serve it here
             return error("claim allocation not found for node")
-        if len(results) != len(pending):
-            return error(f"internal error, have {len(results)} allocations, {len(pending)} "
-                         f"claims to allocate, want {len(pending)} claims")
+        want = [i for i in pending if i != s.extended or found.extended_claim is not None]
+        if sorted(found.results) != want:
+            return error(f"internal error, have {len(found.results)} allocations, "
+                         f"{len(want)} claims to allocate, want {len(want)} claims")
         dra = self.handle.dra if self.handle is not None else None
-        for i, result in zip(pending, results, strict=True):
+        for i in want:
+            result = found.results[i]
             s.allocations[i] = result
             if dra is not None:
                 claim = s.claims[i]
+                if i == s.extended and found.extended_claim is not None:
+                    claim = found.extended_claim
                 dra.signal_claim_pending_allocation(claim.uid,
                                                     with_status(claim, allocation=result))
         return None
@@ -492,6 +626,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for i, claim in enumerate(s.claims):
             if dra is not None:
                 dra.remove_claim_pending_allocation(claim.uid)
+            if i == s.extended:
+                if not is_special(claim):
+                    # PreBind created it: delete it, or its devices stay taken
+                    with contextlib.suppress(Exception):  # upstream logs the failure
+                        self._backend_call("delete_resource_claim")(claim)
+                continue
             if claim.allocation is not None and reserved_for_pod(claim, pod.uid):
                 # the strategic-merge patch removing the pod from reservedFor
                 stored = dra_index(self._objects()).claim(claim.namespace, claim.name)
@@ -514,7 +654,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if reserved_for_pod(claim, pod.uid):
                 continue
             try:
-                s.claims[i] = self._bind_claim(s, i, pod)
+                s.claims[i] = self._bind_claim(s, i, pod, node_name)
             except Exception as e:  # an API error from the backend
                 return error(str(e))
         if not self.binding_conditions or not any(
@@ -572,13 +712,25 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         clock = self.handle.clock if self.handle is not None else None
         return clock.now() if clock is not None else time.time()
 
-    def _bind_claim(self, s: _State, i: int, pod: Pod) -> ResourceClaim:
+    def _bind_claim(self, s: _State, i: int, pod: Pod, node_name: str) -> ResourceClaim:
         """bindClaim: the allocation from Reserve (if any) and the pod's reservation written
-        in one status update; the in-flight allocation ends either way."""
+        in one status update; the in-flight allocation ends either way. The special claim
+        is created first, and the pod's status names it afterwards."""
         claim = s.claims[i]
         allocation = s.allocations[i]
+        in_flight_uid = claim.uid
+        extended = i == s.extended
+        if extended and allocation is None and not claim.spec.requests:
+            return claim  # device plugins serve the pod's extended resources
         dra = self.handle.dra if self.handle is not None else None
         try:
+            found = s.node_allocations.get(node_name) if extended else None
+            if extended and is_special(claim):
+                if found is None or found.extended_claim is None:
+                    raise RuntimeError(f"extended resource claim not found for node "
+                                       f"{node_name}")
+                claim = self._create_extended_claim(pod, found.extended_claim)
+                s.claims[i] = claim  # Unreserve deletes it if binding fails from here on
             current = dra_index(self._objects()).claim(claim.namespace, claim.name)
             if current is None or current.uid != claim.uid:
                 raise RuntimeError(f"claim {claim.key} got deleted in the meantime")
@@ -597,22 +749,60 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 current = with_status(current, allocation=dataclasses.replace(
                     current.allocation, allocation_timestamp=self._now()))
             try:
-                return self._update_status(current)
+                stored = self._update_status(current)
             except Exception as e:
                 what = "allocation and reservation" if allocation is not None else "reservation"
                 raise RuntimeError(f"add {what} to claim {claim.key}: {e}") from None
+            if extended:
+                mappings = found.mappings if found is not None else ()
+                if not mappings:
+                    raise RuntimeError(f"nil or empty request mappings, no update of pod "
+                                       f"{pod.namespace}/{pod.name} "
+                                       "ExtendedResourceClaimStatus")
+                try:
+                    self._backend_call("update_pod_extended_resource_claim_status")(
+                        pod, ExtendedResourceClaimStatus(stored.name, mappings))
+                except Exception as e:
+                    raise RuntimeError(f"update pod {pod.namespace}/{pod.name} "
+                                       f"ExtendedResourceClaimStatus: {e}") from None
+            return stored
         finally:
             if allocation is not None and dra is not None:
-                dra.remove_claim_pending_allocation(claim.uid)
+                dra.remove_claim_pending_allocation(in_flight_uid)
+
+    def _create_extended_claim(self, pod: Pod, sized: ResourceClaim) -> ResourceClaim:
+        """createExtendedResourceClaimInAPI: the node's variant of the special claim, under
+        the name the API server would generate (``<pod>-extended-resources-xxxxx``)."""
+        meta = copy.copy(sized.metadata)
+        meta.name = created_claim_name(pod)
+        meta.uid = ""
+        try:
+            created: ResourceClaim = self._backend_call("create_resource_claim")(
+                ResourceClaim(metadata=meta, spec=sized.spec))
+        except Exception as e:
+            raise RuntimeError(f"create claim for extended resources "
+                               f"{pod.namespace}/{meta.name}: {e}") from None
+        return created
 
 
-def compute_score(s: _State, results: list[AllocationResult]) -> int:
+def _claims_for_node(s: _State, extended: ResourceClaim | None
+                     ) -> tuple[list[int], list[ResourceClaim]]:
+    """The claims to allocate on one node, with their indices: the special claim as this
+    node needs it, left out where device plugins serve everything (upstream hands the
+    allocator the empty claim there)."""
+    indices = [i for i in s.to_allocate() if i != s.extended or extended is not None]
+    claims = [extended if i == s.extended and extended is not None else s.claims[i]
+              for i in indices]
+    return indices, claims
+
+
+def compute_score(s: _State, found: _NodeAllocation) -> int:
     """computeScore: Σ over the pod's claims of (FirstAvailableDeviceRequestMaxSize − rank)
-    for every subrequest allocated; allocated claims count with their allocation."""
+    for every subrequest allocated; allocated claims count with their allocation. (The
+    special claim has no prioritized lists, so it adds nothing.)"""
     score = 0
-    pending = iter(results)
-    for claim in s.claims:
-        allocation = claim.allocation if claim.allocation is not None else next(pending, None)
+    for i, claim in enumerate(s.claims):
+        allocation = claim.allocation if claim.allocation is not None else found.results.get(i)
         if allocation is None:
             continue
         chosen = {r.request for r in allocation.results if "/" in r.request}
