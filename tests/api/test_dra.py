@@ -347,3 +347,144 @@ spec:
     assert ei.value.field == "spec.selectors[0].cel.expression"
     assert "undefined field 'allowMultipleAllocations'" in str(ei.value)
     load_scenario_text(cls, gates=FeatureGates("1.37").enabled)  # known from 1.36
+
+
+# ---------------------------------------------------------------- list-type attributes
+# (DRAListTypeAttributes, KEP-5491: alpha in 1.36 and 1.37, unknown to 1.35)
+
+LISTS_ON = FeatureGates("1.37", (("DRAListTypeAttributes", True),)).enabled
+
+LISTED = device_input("gpu.example.com",
+                      {"numa": (0, 1), "links": ("nv0", "nv1"), "healthy": (True,),
+                       "fw": (Semver("1.0.0"), Semver("2.1.0+build")), "model": "a100",
+                       "many": tuple(range(60))},
+                      {})
+
+
+@pytest.mark.parametrize(("expr", "want"), [
+    ('device.attributes["gpu.example.com"].numa.includes(1)', True),
+    ('device.attributes["gpu.example.com"].numa.includes(2)', False),
+    ('device.attributes["gpu.example.com"].numa.includes(1.0)', True),  # CEL: 1 == 1.0
+    ('device.attributes["gpu.example.com"].healthy.includes(true)', True),
+    ('device.attributes["gpu.example.com"].numa.includes(true)', False),  # true != 1
+    ('device.attributes["gpu.example.com"].links.includes("nv1")', True),
+    ('device.attributes["gpu.example.com"].fw.includes(semver("2.1.0"))', True),
+    ('device.attributes["gpu.example.com"].model.includes("a100")', True),  # a scalar
+    ('device.attributes["gpu.example.com"].model.includes("h100")', False),
+    ('device.attributes["gpu.example.com"].many.includes(47)', True),  # found in time
+    ('"nv0" in device.attributes["gpu.example.com"].links', True),
+    ('device.attributes["gpu.example.com"].numa.all(n, n < 2)', True),
+    ('device.attributes["gpu.example.com"].fw.exists(v, v.isGreaterThan(semver("2.0.0")))',
+     True),
+    ('device.attributes["gpu.example.com"].links.size() == 2', True),
+])
+def test_list_attributes_in_selectors(expr: str, want: bool) -> None:
+    compiled = compile_selector(expr)
+    assert not isinstance(compiled, CelCompileError), compiled
+    assert compiled.device_matches(LISTED) is want
+
+
+@pytest.mark.parametrize(("expr", "error"), [
+    # upstream bounds includes' cost: a list longer than a device may hold is an error
+    ('device.attributes["gpu.example.com"].many.includes(59)',
+     "'includes' function cannot be applied to lists longer than 48 values"),
+    ('device.attributes["gpu.example.com"].numa',
+     "CEL result of type list could not be converted to bool"),
+])
+def test_list_attributes_runtime_errors(expr: str, error: str) -> None:
+    compiled = compile_selector(expr)
+    assert not isinstance(compiled, CelCompileError), compiled
+    with pytest.raises(CelRuntimeError, match=error):
+        compiled.device_matches(LISTED)
+
+
+def test_list_attributes_read() -> None:
+    sc = load_scenario_text(_slice(
+        "{name: a, attributes: {numa: {ints: [0, 1]}, ok: {bools: [true]}, "
+        "links: {strings: [x, y]}, fw: {versions: [1.0.0]}, model: {string: a100}}}"),
+        gates=LISTS_ON)
+    (dev,) = sc.objects["ResourceSlice"][0].devices
+    assert dev.attributes == {"numa": (0, 1), "ok": (True,), "links": ("x", "y"),
+                              "fw": (Semver("1.0.0"),), "model": "a100"}
+    assert not sc.warnings
+
+
+# validation.go's validateDevice / validateDeviceAttribute, with its messages
+@pytest.mark.parametrize(("device", "field", "message"), [
+    ("{name: a, attributes: {numa: {ints: []}}}", "spec.devices[0].attributes[numa].ints",
+     "must not be empty if specified"),
+    ("{name: a, attributes: {numa: {}}}", "spec.devices[0].attributes[numa]",
+     "exactly one value must be specified"),
+    ("{name: a, attributes: {m: {string: x, strings: [y]}}}", "spec.devices[0].attributes[m]",
+     "exactly one value must be specified"),
+    ("{name: a, attributes: {m: {ints: [1], bools: [true]}}}", "spec.devices[0].attributes[m]",
+     "exactly one value must be specified"),
+    ("{name: a, attributes: {m: {strings: [x, " + "y" * 65 + "]}}}",
+     "spec.devices[0].attributes[m].strings[1]", "Too long: may not be more than 64 bytes"),
+    ("{name: a, attributes: {m: {string: " + "y" * 65 + "}}}",
+     "spec.devices[0].attributes[m].string", "Too long: may not be more than 64 bytes"),
+    ("{name: a, attributes: {fw: {versions: [1.0.0, '1.0']}}}",
+     "spec.devices[0].attributes[fw].versions[1]", "compatible with semver.org spec 2.0.0"),
+    ("{name: a, attributes: {a: {ints: [" + ", ".join(map(str, range(40))) + "]}, "
+     "b: {strings: [" + ", ".join(f"s{i}" for i in range(8)) + "]}, c: {int: 1}}}",
+     "spec.devices[0]", "the total number of attribute values must not exceed 48"),
+    ("{name: a, attributes: {" + ", ".join(f"a{i}: {{int: {i}}}" for i in range(30)) + "}, "
+     "capacity: {x: {value: 1}, y: {value: 1}, z: {value: 1}}}",
+     "spec.devices[0]", "the total number of attributes and capacities must not exceed 32"),
+])
+def test_list_attribute_refusals(device: str, field: str, message: str) -> None:
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(_slice(device), gates=LISTS_ON)
+    assert ei.value.field == field, str(ei.value)
+    assert message in str(ei.value)
+
+
+def test_list_attributes_at_the_limit_accepted() -> None:
+    # 47 list items and one scalar: 48 values
+    sc = load_scenario_text(_slice(
+        "{name: a, attributes: {a: {ints: [" + ", ".join(map(str, range(47))) + "]}, "
+        "c: {int: 1}}}"), gates=LISTS_ON)
+    assert len(sc.objects["ResourceSlice"][0].devices[0].attributes["a"]) == 47
+
+
+MIXED = "{name: a, attributes: {model: {string: x, strings: [y]}, numa: {int: 1}}}"
+
+
+@pytest.mark.parametrize("release", ["1.36", "1.37"])
+def test_list_attributes_dropped_with_the_gate_off(release: str) -> None:
+    """Gate off (alpha, the default): the strategy drops the lists with a warning, and an
+    attribute left without a value is then refused."""
+    gates = FeatureGates(release).enabled
+    sc = load_scenario_text(_slice(MIXED), release=release, gates=gates)
+    assert sc.objects["ResourceSlice"][0].devices[0].attributes == {"model": "x", "numa": 1}
+    assert any("spec.devices[0].attributes[model].strings dropped" in w for w in sc.warnings)
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(_slice("{name: a, attributes: {numa: {ints: [0, 1]}}}"),
+                           release=release, gates=gates)
+    assert ei.value.field == "spec.devices[0].attributes[numa]"
+    assert "exactly one value must be specified" in str(ei.value)
+
+
+def test_list_attributes_unknown_to_1_35() -> None:
+    # not a field of 1.35's API: the unknown-field warning (strict decoding: an error), no
+    # disabled-gate warning
+    sc = load_scenario_text(_slice(MIXED), release="1.35", gates=FeatureGates("1.35").enabled)
+    assert sc.objects["ResourceSlice"][0].devices[0].attributes == {"model": "x", "numa": 1}
+    assert len(sc.warnings) == 1 and 'unknown field "spec.devices[0].attributes[model].' \
+        'strings"' in sc.warnings[0]
+    with pytest.raises(InputError, match="strict decoding error"):
+        load_scenario_text(_slice(MIXED), release="1.35", strict=True,
+                           gates=FeatureGates("1.35").enabled)
+
+
+def test_includes_unknown_to_new_expressions_with_the_gate_off() -> None:
+    cls = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.attributes["d"].numa.includes(0)'}}]"""
+    with pytest.raises(InputError) as ei:
+        load_scenario_text(cls, gates=FeatureGates("1.37").enabled)
+    assert ei.value.field == "spec.selectors[0].cel.expression"
+    assert "undeclared reference to 'includes'" in str(ei.value)
+    load_scenario_text(cls, gates=LISTS_ON)

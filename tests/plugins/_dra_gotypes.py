@@ -740,14 +740,14 @@ def to_class(c: Any) -> k.DeviceClass:
                      for x in c.Spec.Config or ()))
 
 
-class Unsupported(Exception):
-    """An object field kubesched does not implement (list-type attributes)."""
-
-
 def _attr(a: Any) -> Any:
-    if any(getattr(a, f) is not None for f in ("IntValues", "BoolValues", "StringValues",
-                                                "VersionValues")):
-        raise Unsupported("list-type attributes (DRAListTypeAttributes)")
+    """A DeviceAttribute's value in kubesched's form: lists first, as upstream's
+    getAttributeValue; None for one without a value (the API server refuses it, so
+    kubesched's objects never have one)."""
+    for f in ("IntValues", "BoolValues", "StringValues", "VersionValues"):
+        values = getattr(a, f)
+        if values is not None:
+            return tuple(Semver(v) for v in values) if f == "VersionValues" else tuple(values)
     if a.IntValue is not None:
         return a.IntValue
     if a.BoolValue is not None:
@@ -806,12 +806,11 @@ def to_slice(s: Any) -> k.ResourceSlice:
 
 
 def to_features(f: Features) -> KFeatures:
-    if f.ListTypeAttributes:
-        raise Unsupported("DRAListTypeAttributes")
     return KFeatures(admin_access=f.AdminAccess, prioritized_list=f.PrioritizedList,
                      partitionable_devices=f.PartitionableDevices,
                      device_taints=f.DeviceTaints, device_binding=f.DeviceBindingAndStatus,
-                     consumable_capacity=f.ConsumableCapacity)
+                     consumable_capacity=f.ConsumableCapacity,
+                     list_type_attributes=f.ListTypeAttributes)
 
 
 # normalized, comparable forms
@@ -926,7 +925,8 @@ def run_case(tc: AllocatorTestCase) -> None:
         f"results\n  {got}\nwant\n  {tc.expectResults}"
     want_calls = tc.expectNumAllocateOneInvocations
     if want_calls:
-        channel = Incubating if features.incubating else Stable
+        channel = (Experimental if features.list_type_attributes
+                   else Incubating if features.incubating else Stable)
         override = (tc.expectNumAllocateOneInvocationsByChannel or {}).get(channel)
         if override is not None:
             want_calls = override

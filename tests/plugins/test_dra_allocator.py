@@ -303,3 +303,48 @@ def test_consumed_capacity_rounds_in_whole_units() -> None:
     assert consumed_capacity(Fraction(2), Fraction(10), values) == 4  # next valid value
     assert consumed_capacity(Fraction(5), Fraction(10), values) == 5  # none: as requested
     assert consumed_capacity(None, Fraction(10), values) == 1  # the default
+
+
+LISTS = replace(ALL_FEATURES, list_type_attributes=True)
+KIND = f'device.attributes["{driverA}"].kind'
+
+
+def _numa_devices() -> ResourceSlice:
+    # req-0 takes two "x" devices, req-1 one "y"; all of them share a NUMA node
+    return slice_with_devices(
+        slice1, node1, pool1, driverA,
+        device(device1, attributes={"kind": "x", "numa": ("a", "b")}),
+        device(device2, attributes={"kind": "x", "numa": ("b",)}),
+        device(device3, attributes={"kind": "x", "numa": ("a",)}),
+        device("device-4", attributes={"kind": "y", "numa": ("a",)}))
+
+
+def test_match_attribute_intersection_is_not_widened_on_backtracking() -> None:
+    """Upstream's matchAttribute narrows its intersection as devices are added and only
+    counts down when one is taken back: after device-2 ({b}) is given back, the set stays
+    {b}, so device-3 ({a}) no longer fits beside device-1 ({a, b}) and the claim cannot be
+    allocated, although device-1, device-3 and device-4 share "a". kubesched takes the same
+    (no) devices."""
+    claims = [claim(claim0, request(req0, classA, 2, f'{KIND} == "x"'),
+                    request(req1, classA, 1, f'{KIND} == "y"'),
+                    constraints=(DeviceConstraint(match_attribute=f"{driverA}/numa"),))]
+    assert run(claims, [dra_class(classA, driverA)], [_numa_devices()], node(node1, region1),
+               features=LISTS) is None
+    # device-2 out of the way, the same claim is allocated
+    without = replace(_numa_devices(), devices=tuple(
+        d for d in _numa_devices().devices if d.name != device2))
+    assert run(claims, [dra_class(classA, driverA)], [without], node(node1, region1),
+               features=LISTS) == [[dev(req0, driverA, pool1, device1),
+                                    dev(req0, driverA, pool1, device3),
+                                    dev(req1, driverA, pool1, "device-4")]]
+
+
+def test_list_type_attributes_pick_the_experimental_channel() -> None:
+    # upstream's experimental allocator is incubating's plus lists: distinctAttribute works
+    # with DRAListTypeAttributes on even when DRAConsumableCapacity is off
+    assert LISTS.incubating
+    got = run([claim(claim0, request(req0, classA, 2),
+                     constraints=(DeviceConstraint(distinct_attribute=f"{driverA}/numa"),))],
+              [dra_class(classA, driverA)], [_numa_devices()], node(node1, region1),
+              features=LISTS)
+    assert got == [[dev(req0, driverA, pool1, device2), dev(req0, driverA, pool1, device3)]]

@@ -5,7 +5,8 @@ allocatortesting/allocator_testing.go`` at the staging mirror's commit 3d036712 
 dde51bfc, July 2026, v1.37 development: the newest stored; 219 cases). Every case of
 ``TestAllocator``'s table is here under its upstream name, written with the Go helpers'
 names (``_dra_gotypes``) so it can be read beside the Go file. Cases that need what
-kubesched does not implement are strict xfails naming it (they fail the run once fixed).
+kubesched does not implement, or whose input the API server refuses before an allocator
+sees it, are strict xfails naming why (they fail the run once they pass).
 """
 
 # ruff: noqa: E501, F403, F405
@@ -8170,16 +8171,20 @@ CASES: dict[str, Callable[[], Any]] = {
 
 # Upstream case -> why kubesched fails it (strict xfail: the run fails once it passes).
 XFAIL: dict[str, str] = {
-    name: "DRAListTypeAttributes (1.36 alpha, off by default) is not implemented: list-type "
-    "device attributes and set semantics of matchAttribute/distinctAttribute"
-    for name in CASES
-    if name.startswith("list-attributes-")
-} | {
     "unknown-selector": "a selector without `cel` cannot reach the allocator: the API server "
     "refuses it, and so does kubesched when it reads the claim (api/dra/validation.py)",
     "with-distinct-constraints-unknown-type-attribute": "an attribute without a value cannot "
     "reach the allocator: the API server refuses it, and so does kubesched when it reads "
     "the ResourceSlice",
+} | {
+    name: "an attribute without a value or with an empty list cannot reach the allocator: "
+    "the API server refuses both (`exactly one value must be specified`, `must not be empty "
+    "if specified`), and so does kubesched when it reads the ResourceSlice "
+    "(tests/api/test_dra.py::test_list_attribute_refusals)"
+    for name in (
+        "list-attributes-match-constaint-with-empty-or-unknown-type",
+        "list-attributes-distinct-constaint-with-empty-or-unknown-type",
+    )
 }
 
 

@@ -327,7 +327,10 @@ class _ScenarioBuilder:
                 check_new_expressions(kind, doc, self.gates)
             except InputError as e:
                 raise locate_error(e, kind, doc, namespaced).located(file=source) from None
-            dropped = drop_disabled_fields(kind, doc, self.gates)
+            # a field the release does not know at all (list-type attributes in 1.35) is
+            # the unknown-field warning's, not a disabled gate's
+            dropped = [f for f in drop_disabled_fields(kind, doc, self.gates)
+                       if f not in unknown]
             if dropped:
                 self.sc.warnings.append(
                     f"{source}: {locate_error(InputError(''), kind, doc, namespaced).obj}: "

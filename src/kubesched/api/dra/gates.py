@@ -1,8 +1,10 @@
 """What the API server does differently with new DRA objects when a feature gate is off:
 the registry strategies' ``dropDisabledFields`` (run before validation) drop the fields of
-DRAConsumableCapacity (KEP-5075) and of DRADeviceBindingConditions with
-DRAResourceClaimDeviceStatus (KEP-5007), and the CEL environment for new expressions has no
-``device.allowMultipleAllocations`` without DRAConsumableCapacity. The simulated API server
+DRAConsumableCapacity (KEP-5075), of DRADeviceBindingConditions with
+DRAResourceClaimDeviceStatus (KEP-5007) and of DRAListTypeAttributes (KEP-5491: the list
+values of device attributes, resourceslice ``strategy.go`` 02d4c8c3), and the CEL environment
+for new expressions has no ``device.allowMultipleAllocations`` without DRAConsumableCapacity
+and no ``includes`` function without DRAListTypeAttributes. The simulated API server
 runs with the run's gates (``--kubernetes-version``'s defaults and ``--feature-gates``), as a
 cluster started with the same flags for every component would.
 """
@@ -16,6 +18,9 @@ from typing import Any
 from kubesched.api.validation.errors import invalid
 
 Gates = Callable[[str], bool]
+
+#: a DeviceAttribute's list values (DRAListTypeAttributes)
+LIST_ATTRIBUTE_FIELDS = ("ints", "bools", "strings", "versions")
 
 
 def _devices(spec: Any) -> Iterator[tuple[str, MutableMapping[str, Any]]]:
@@ -37,6 +42,7 @@ def _slice(doc: MutableMapping[str, Any], enabled: Gates, dropped: list[str]) ->
     consumable = enabled("DRAConsumableCapacity")
     binding = (enabled("DRADeviceBindingConditions")
                and enabled("DRAResourceClaimDeviceStatus"))
+    lists = enabled("DRAListTypeAttributes")
     for path, dev in _devices(doc.get("spec")):
         if not consumable:
             _drop(dev, "allowMultipleAllocations", path, dropped)
@@ -46,6 +52,12 @@ def _slice(doc: MutableMapping[str, Any], enabled: Gates, dropped: list[str]) ->
         if not binding:
             for key in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
                 _drop(dev, key, path, dropped)
+        if not lists:
+            # an attribute left without a value is then refused by validation, as upstream
+            for name, attr in (dev.get("attributes") or {}).items():
+                if isinstance(attr, dict):
+                    for key in LIST_ATTRIBUTE_FIELDS:
+                        _drop(attr, key, f"{path}.attributes[{name}]", dropped)
 
 
 def _claim_spec(devices: Any, path: str, enabled: Gates, dropped: list[str]) -> None:
@@ -124,15 +136,28 @@ def _selectors(kind: str, spec: Any) -> Iterator[tuple[str, Any]]:
                     yield from of(sub.get("selectors"), f"{p}.firstAvailable[{j}].selectors")
 
 
+_INCLUDES = re.compile(r"\.\s*includes\s*\(")
+
+
 def check_new_expressions(kind: str, doc: MutableMapping[str, Any], enabled: Gates) -> None:
-    """The API server compiles new selectors against the device type of its gates: with
+    """The API server compiles new selectors in the environment of its gates: with
     DRAConsumableCapacity off the device has no ``allowMultipleAllocations`` (upstream's
-    type checker: "undefined field"). kubesched's CEL environment has the field (or not)
-    only at run time, so the check is made here."""
+    type checker: "undefined field"), with DRAListTypeAttributes off there is no
+    ``includes`` function ("undeclared reference"). kubesched's one CEL environment has both
+    (as upstream's for stored expressions), so the check is made here."""
     spec = doc.get("spec")
-    if enabled("DRAConsumableCapacity") or not isinstance(spec, dict):
+    if not isinstance(spec, dict):
+        return
+    consumable = enabled("DRAConsumableCapacity")
+    lists = enabled("DRAListTypeAttributes")
+    if consumable and lists:
         return
     for path, expr in _selectors(kind, spec):
-        if isinstance(expr, str) and _MULTI_ALLOC.search(expr):
+        if not isinstance(expr, str):
+            continue
+        if not consumable and _MULTI_ALLOC.search(expr):
             invalid(path, expr, "compilation failed: undefined field "
                                 "'allowMultipleAllocations'")
+        if not lists and _INCLUDES.search(expr):
+            invalid(path, expr, "compilation failed: undeclared reference to 'includes' "
+                                "(in container '')")

@@ -143,10 +143,16 @@ class CapacityRequestPolicy:
     valid_range: CapacityRequestPolicyRange | None = None
 
 
+#: a device attribute's value: one scalar, or (DRAListTypeAttributes, KEP-5491) a list of
+#: scalars of one kind, kept as a tuple
+AttributeScalar = int | bool | str | Semver
+AttributeValue = AttributeScalar | tuple[AttributeScalar, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Device:
     name: str
-    attributes: dict[str, int | bool | str | Semver] = field(default_factory=dict)
+    attributes: dict[str, AttributeValue] = field(default_factory=dict)
     # the capacities' values, as CEL sees them; their request policies are kept apart
     # (only the allocator's capacity accounting reads those)
     capacity: dict[str, Fraction] = field(default_factory=dict)
@@ -456,18 +462,29 @@ def parse_device_claim(v: Any, path: str) -> DeviceClaim:
                        _configs(d.get("config"), f"{path}.config"))
 
 
-def _attribute(v: Any, p: str) -> int | bool | str | Semver:
+def _attribute(v: Any, p: str) -> AttributeValue:
+    """A DeviceAttribute's value. The lists (``ints``, ``bools``, ``strings``, ``versions``)
+    come first, as upstream's CEL environment and constraints look at them first; the API
+    server's validation refuses an attribute with more than one (api/dra/validation.py)."""
     a = _dict(v, p)
+    for key in ("ints", "bools", "strings", "versions"):
+        if a.get(key) is not None:
+            items = _list(a[key], f"{p}.{key}")
+            return tuple(_attribute_scalar(key[:-1], x, f"{p}.{key}[{i}]")
+                         for i, x in enumerate(items))
     for key in ("int", "bool", "string", "version"):
-        if key in a and a[key] is not None:
-            value = a[key]
-            if key == "int":
-                return _int(value, f"{p}.int") or 0
-            if key == "bool":
-                return _bool(value, f"{p}.bool")
-            text = _str(value, f"{p}.{key}")
-            return Semver(text) if key == "version" else text
+        if a.get(key) is not None:
+            return _attribute_scalar(key, a[key], f"{p}.{key}")
     raise _err("exactly one value must be specified", p, v)
+
+
+def _attribute_scalar(kind: str, value: Any, p: str) -> AttributeScalar:
+    if kind == "int":
+        return _int(value, p) or 0
+    if kind == "bool":
+        return _bool(value, p)
+    text = _str(value, p)
+    return Semver(text) if kind == "version" else text
 
 
 def _device(v: Any, p: str) -> Device:

@@ -1,7 +1,8 @@
 """The API server's validation of resource.k8s.io objects, the parts a scenario can get wrong
 in ways that matter to scheduling: CEL selectors that do not compile (the API server compiles
-every stored expression), duplicate device names in a ResourceSlice, duplicate request names,
-counts, and constraints naming unknown requests. Raw documents, already structurally checked.
+every stored expression), duplicate device names in a ResourceSlice, device attributes (with
+DRAListTypeAttributes' lists), duplicate request names, counts, and constraints naming
+unknown requests. Raw documents, already structurally checked.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from typing import Any, NoReturn
 
 from kubesched.api.dra.cel import (
     CEL_SELECTOR_EXPRESSION_MAX_LENGTH,
+    MAX_ATTRIBUTE_VALUES_PER_DEVICE,
     CelCompileError,
     compile_selector,
+    is_semver,
 )
+from kubesched.api.dra.gates import LIST_ATTRIBUTE_FIELDS
 from kubesched.api.quantity import int_value, parse_quantity
 from kubesched.api.validation.errors import duplicate, first, forbidden, invalid, required
 from kubesched.api.validation.names import qualified_name_errors
@@ -141,7 +145,8 @@ BINDING_CONDITIONS_MAX_SIZE = 4
 
 
 def _validate_device(dev: Mapping[str, Any], path: str) -> None:
-    """validateDevice's parts for consumable capacity and binding conditions."""
+    """validateDevice's parts for attributes, consumable capacity and binding conditions."""
+    _validate_attributes(dev, path)
     multi = dev.get("allowMultipleAllocations") is True
     for name, cap in _map(dev.get("capacity")).items():
         policy = _map(cap).get("requestPolicy")
@@ -152,6 +157,61 @@ def _validate_device(dev: Mapping[str, Any], path: str) -> None:
             forbidden(p, "allowMultipleAllocations must be true")
         _validate_request_policy(_q(_map(cap).get("value")), _map(policy), p)
     _validate_binding_conditions(dev, path)
+
+
+#: resource.k8s.io ResourceSliceMaxAttributesAndCapacitiesPerDevice,
+#: DeviceAttributeMaxValueLength
+MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
+DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
+
+_SCALAR_FIELDS = ("bool", "int", "string", "version")
+
+
+def _validate_attributes(dev: Mapping[str, Any], path: str) -> None:
+    """validateDevice's attribute checks (newest stored validation.go, 009801d9): how many
+    attributes and capacities, how many values (a list counts each item: 48 at most, the
+    limit list-type attributes brought in 1.36; without lists it cannot be reached below the
+    first limit), then each attribute: exactly one value, lists not empty, strings and
+    versions within 64 bytes, versions semver 2.0.0."""
+    attributes = _map(dev.get("attributes"))
+    count = len(attributes) + len(_map(dev.get("capacity")))
+    if count > MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
+        invalid(path, count, "the total number of attributes and capacities must not exceed "
+                             f"{MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}")
+    values = sum(sum(len(_list(_map(a).get(k))) for k in LIST_ATTRIBUTE_FIELDS) or 1
+                 for a in attributes.values())
+    if values > MAX_ATTRIBUTE_VALUES_PER_DEVICE:
+        invalid(path, values, "the total number of attribute values must not exceed "
+                              f"{MAX_ATTRIBUTE_VALUES_PER_DEVICE}")
+    for name, attr in attributes.items():
+        _validate_attribute(_map(attr), f"{path}.attributes[{name}]")
+
+
+def _validate_attribute(attr: Mapping[str, Any], path: str) -> None:
+    """validateDeviceAttribute."""
+    present = [k for k in (*_SCALAR_FIELDS, *LIST_ATTRIBUTE_FIELDS) if attr.get(k) is not None]
+    for key in present:
+        value = attr[key]
+        if key in LIST_ATTRIBUTE_FIELDS:
+            if not _list(value):
+                invalid(f"{path}.{key}", value, "must not be empty if specified")
+            if key in ("strings", "versions"):
+                for i, item in enumerate(_list(value)):
+                    _validate_text(key == "versions", item, f"{path}.{key}[{i}]")
+        elif key in ("string", "version"):
+            _validate_text(key == "version", value, f"{path}.{key}")
+    if len(present) != 1:
+        invalid(path, "" if not present else dict(attr), "exactly one value must be specified")
+
+
+def _validate_text(version: bool, value: Any, path: str) -> None:
+    """A string or version value: semver 2.0.0 for a version, 64 bytes at most."""
+    text = str(value)
+    if version and not is_semver(text):
+        invalid(path, text, "must be a string compatible with semver.org spec 2.0.0")
+    if len(text.encode()) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
+        raise InputError(f"Too long: may not be more than {DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH} "
+                         "bytes", field=path)
 
 
 def _q(v: Any) -> Fraction:

@@ -148,7 +148,8 @@ def allocator_features(handle: Handle | None) -> Features:
         partitionable_devices=on("DRAPartitionableDevices"),
         device_taints=on("DRADeviceTaints"),
         device_binding=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
-        consumable_capacity=on("DRAConsumableCapacity"))
+        consumable_capacity=on("DRAConsumableCapacity"),
+        list_type_attributes=on("DRAListTypeAttributes"))
 
 
 def claim_name(pod: Pod, pc: Any) -> tuple[str | None, bool]:

@@ -5,12 +5,16 @@ kubernetes/dynamic-resource-allocation 3d036712, July 2026 = v1.37 development; 
 code as v1.36.2's for what is implemented here).
 
 Upstream's ``NewAllocator`` picks the first channel whose features cover the enabled ones:
-"stable" (admin access, prioritized lists, partitionable devices, taints) or "incubating"
-(+ DRAConsumableCapacity, + DRADeviceBindingConditions with DRAResourceClaimDeviceStatus).
+"stable" (admin access, prioritized lists, partitionable devices, taints), "incubating"
+(+ DRAConsumableCapacity, + DRADeviceBindingConditions with DRAResourceClaimDeviceStatus) or
+"experimental" (+ DRAListTypeAttributes; otherwise the same code as "incubating" at 3d036712).
 kubesched has one implementation; ``Features.incubating`` switches on what only
 "incubating" does: distinctAttribute constraints, combinations instead of permutations of
 devices within a request (its ``startLocation``), pools with binding conditions tried last,
-the capacity requests check, and ``bindsToNode`` in the node selector.
+the capacity requests check, and ``bindsToNode`` in the node selector;
+``Features.list_type_attributes`` what only "experimental" does: matchAttribute and
+distinctAttribute compare attribute values as sets (``constraint.go`` and
+``allocator_experimental.go`` of 3d036712).
 
 ``Allocator(features, allocated, classes, slices).allocate(node, claims)`` returns one
 ``AllocationResult`` per claim, or ``None`` when the claims cannot all be satisfied on the
@@ -49,6 +53,8 @@ from kubesched.api.dra.types import (
     TAINT_NO_SCHEDULE,
     AllocatedDeviceConfiguration,
     AllocationResult,
+    AttributeScalar,
+    AttributeValue,
     CapacityRequestPolicy,
     Device,
     DeviceClass,
@@ -85,11 +91,14 @@ class Features:
     # DeviceBindingAndStatus: DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     device_binding: bool = False
     consumable_capacity: bool = False
+    # DRAListTypeAttributes: set semantics for matchAttribute and distinctAttribute
+    list_type_attributes: bool = False
 
     @property
     def incubating(self) -> bool:
-        """Whether upstream would use its "incubating" allocator (see the module doc)."""
-        return self.device_binding or self.consumable_capacity
+        """Whether upstream would use its "incubating" allocator, or its "experimental" one,
+        which is "incubating" plus list-type attributes (see the module doc)."""
+        return self.device_binding or self.consumable_capacity or self.list_type_attributes
 
 
 @dataclass(slots=True)
@@ -250,10 +259,17 @@ class _RequestData:
 
 
 class _MatchAttribute:
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+    """matchAttributeConstraint: every device the constraint applies to has the attribute,
+    with the same value. With list-type attributes a value is a set (a scalar: a set of one)
+    and devices match while the intersection of their sets is not empty."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str,
+                 list_types: bool = False) -> None:
         self.requests = set(requests)
         self.attribute = attribute
-        self.value: Any = None
+        self.list_types = list_types
+        self.value: AttributeValue | None = None
+        self.common: AttributeSet | None = None
         self.count = 0
 
     def _applies(self, request: str, sub: str) -> bool:
@@ -266,31 +282,58 @@ class _MatchAttribute:
         value = lookup_attribute(c.device, c.id[0], self.attribute)
         if value is None:
             return False
-        if self.count and not _same_value(self.value, value):
-            return False
-        if not self.count:
+        if self.list_types:
+            values = attribute_set(value)
+            if values is None:
+                return False
+            if self.count:
+                values = _intersection(self.common, values)
+                if values is None:
+                    return False
+            self.common = values
+        elif not self.count:
             self.value = value
+        elif not _same_value(self.value, value):
+            return False
         self.count += 1
         return True
 
     def remove(self, request: str, sub: str, c: _Candidate) -> None:
+        # Upstream's remove only counts down: a narrowed intersection stays narrowed until
+        # the constraint is empty again, and so does kubesched's, to take the same devices.
         if self._applies(request, sub):
             self.count -= 1
 
 
 class _DistinctAttribute(_MatchAttribute):
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        super().__init__(requests, attribute)
-        self.values: list[Any] = []
+    """distinctAttributeConstraint: no two devices share a value; with list-type attributes
+    the devices' sets are pairwise disjoint."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str,
+                 list_types: bool = False) -> None:
+        super().__init__(requests, attribute, list_types)
+        self.values: list[AttributeValue] = []
 
     def add(self, request: str, sub: str, c: _Candidate) -> bool:
         if not self._applies(request, sub):
             return True
         value = lookup_attribute(c.device, c.id[0], self.attribute)
-        if value is None or any(_same_value(v, value) for v in self.values):
+        if value is None or (self.values and not self._distinct(value)):
             return False
         self.values.append(value)
         return True
+
+    def _distinct(self, value: AttributeValue) -> bool:
+        if self.list_types:
+            new = attribute_set(value)
+            if new is None:
+                return False
+            # devices whose value is no set (an empty list) are not compared with
+            return all(_intersection(old, new) is None
+                       for old in map(attribute_set, self.values) if old is not None)
+        if isinstance(value, tuple):
+            return False  # without list-type attributes a list is of no known type
+        return not any(_same_value(v, value) for v in self.values)
 
     def remove(self, request: str, sub: str, c: _Candidate) -> None:
         if self._applies(request, sub):
@@ -298,11 +341,36 @@ class _DistinctAttribute(_MatchAttribute):
 
 
 def _same_value(a: Any, b: Any) -> bool:
-    # bool is an int in Python: compare the kinds as upstream's typed fields do
-    return type(a) is type(b) and a == b
+    # Without list-type attributes upstream compares the scalar fields only, so a list is
+    # never the same as anything; bool is an int in Python: compare the kinds as upstream's
+    # typed fields do.
+    return not isinstance(a, tuple) and type(a) is type(b) and a == b
 
 
-def lookup_attribute(device: Device, driver: str, name: str) -> Any:
+# an attribute's values as a set, with the kind of its items (int, bool, str, Semver)
+AttributeSet = tuple[type, frozenset[AttributeScalar]]
+
+
+def attribute_set(value: AttributeValue) -> AttributeSet | None:
+    """attributeAsSet: a list's items, or a scalar alone; None for an empty list (its kind
+    is unknown, so it matches nothing)."""
+    if not isinstance(value, tuple):
+        return type(value), frozenset((value,))
+    if not value:
+        return None
+    return type(value[0]), frozenset(value)
+
+
+def _intersection(a: AttributeSet | None, b: AttributeSet) -> AttributeSet | None:
+    """The common values of two sets of one kind, None when there are none (sets of
+    different kinds have none)."""
+    if a is None or a[0] is not b[0]:
+        return None
+    common = a[1] & b[1]
+    return (a[0], common) if common else None
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> AttributeValue | None:
     """A fully-qualified attribute; the driver's own domain may be left out on the device."""
     if name in device.attributes:
         return device.attributes[name]
@@ -680,10 +748,12 @@ class _Run:
                     f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
             constraints: list[_MatchAttribute] = []
             for i, c in enumerate(claim.spec.constraints):
+                lists = self.a.features.list_type_attributes
                 if c.match_attribute is not None:
-                    constraints.append(_MatchAttribute(c.requests, c.match_attribute))
+                    constraints.append(_MatchAttribute(c.requests, c.match_attribute, lists))
                 elif c.distinct_attribute is not None and self.a.features.incubating:
-                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute,
+                                                          lists))
                 else:
                     raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty "
                                           "constraint (unsupported constraint type?)")
