@@ -291,9 +291,15 @@ SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
-# pkg/features in v1.35: StorageCapacityScoring alpha (off), DRASchedulerFilterTimeout beta (on).
+# pkg/features in v1.35: StorageCapacityScoring alpha (off).
 STORAGE_CAPACITY_SCORING = False
-DRA_SCHEDULER_FILTER_TIMEOUT = True
+
+
+def _filter_timeout_gate(features: FeatureGates | None) -> bool:
+    """DRASchedulerFilterTimeout (beta, on from 1.34) as DynamicResourcesArgs' defaulting
+    and validation read it."""
+    gates = features if features is not None else DEFAULT_FEATURE_GATES
+    return gates.enabled("DRASchedulerFilterTimeout")
 
 
 def _binding_conditions(features: FeatureGates | None) -> bool:
@@ -383,7 +389,7 @@ def default_args(plugin: str, args: dict[str, Any] | None = None,
         a.setdefault("podGroupBackoffSeconds", 0)
         a.setdefault("podGroupRejectPercentage", 10)
     elif plugin == "DynamicResources":
-        if "filterTimeout" not in a and DRA_SCHEDULER_FILTER_TIMEOUT:
+        if "filterTimeout" not in a and _filter_timeout_gate(features):
             a["filterTimeout"] = "10s"
         a.setdefault("filterTimeout", None)
         if a.get("bindingTimeout") is None and _binding_conditions(features):
@@ -618,11 +624,11 @@ def _validate_dynamic_resources(path: str, a: dict[str, Any],
                                 features: FeatureGates | None = None) -> list[FieldError]:
     errs = []
     ft = a["filterTimeout"]
-    if DRA_SCHEDULER_FILTER_TIMEOUT:
+    if _filter_timeout_gate(features):
         if ft is not None and parse_duration(ft) < 0:
             errs.append(FieldError(join_path(path, "filterTimeout"), "must be zero or positive",
                                    ft))
-    elif ft is not None:  # pragma: no cover - gate on in v1.35
+    elif ft is not None:
         errs.append(FieldError(join_path(path, "filterTimeout"),
                                "forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
     bt = a["bindingTimeout"]

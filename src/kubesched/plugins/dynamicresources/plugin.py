@@ -25,6 +25,7 @@ import contextlib
 import copy
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ from kubesched.api.types import (
     NodeSelectorTerm,
     Pod,
 )
+from kubesched.clock import VirtualClock
 from kubesched.config.args import parse_duration
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -90,6 +92,7 @@ from kubesched.plugins.dynamicresources.extended import (
     special_claim,
 )
 from kubesched.plugins.dynamicresources.structured import (
+    AllocationAborted,
     AllocationError,
     Allocator,
     FailedOnNode,
@@ -220,6 +223,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         timeout = (args or {}).get("bindingTimeout")
         self.binding_timeout = (parse_duration(timeout) if timeout
                                 else DEFAULT_BINDING_TIMEOUT)
+        # DynamicResourcesArgs.filterTimeout (defaulted to 10 s while the gate is on); zero
+        # or the gate off: no limit
+        filter_timeout = (args or {}).get("filterTimeout")
+        self.filter_timeout = (parse_duration(filter_timeout)
+                               if filter_timeout and feature_enabled(
+                                   handle, "DRASchedulerFilterTimeout") else 0.0)
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         """A pod with claims cannot be batched (its allocation is per node and per cycle);
@@ -278,6 +287,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         ]
 
     def is_schedulable_after_claim_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if new is None:
+            # a deletion (not registered; upstream's schedutil.As lets it through): the
+            # pod's claims are gone or unchanged
+            return QueueingHint.SKIP
         if not isinstance(new, ResourceClaim) or not (old is None
                                                       or isinstance(old, ResourceClaim)):
             raise TypeError(f"unexpected object in isSchedulableAfterClaimChange: "
@@ -450,7 +463,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if s.allocator is not None:
             indices, claims = _claims_for_node(s, extended)
             try:
-                results = s.allocator.allocate(node, claims)
+                results = s.allocator.allocate(node, claims, self._filter_deadline())
+            except AllocationAborted:
+                return unresolvable("timed out trying to allocate devices")
             except FailedOnNode as e:
                 # this node's pools only: other nodes may do (surfaced if none does)
                 return unresolvable(str(e))
@@ -466,6 +481,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.unavailable.update(unavailable)
             return unresolvable("resourceclaim not available on the node")
         return None
+
+    def _filter_deadline(self) -> Callable[[], bool] | None:
+        """Filter's time limit for one node's allocation (upstream: a context with
+        filterTimeout), on the handle's clock. The simulator's virtual clock stands still
+        while a cycle runs (a scheduling cycle takes no virtual time), so there the limit
+        never passes and no check is made: decisions stay reproducible, where upstream's
+        depend on the machine's speed. A clock that moves on its own (``kubesched run``)
+        gets upstream's limit."""
+        clock = self.handle.clock if self.handle is not None else None
+        if not self.filter_timeout or clock is None or isinstance(clock, VirtualClock):
+            return None
+        deadline = clock.now() + self.filter_timeout
+        return lambda: clock.now() > deadline
 
     def explain_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """For ``explain``: why the claims to allocate do not fit ``node_info``'s node (the

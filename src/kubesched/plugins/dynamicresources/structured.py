@@ -77,6 +77,11 @@ class AllocationError(Exception):
     """A claim or class the allocator cannot work with (upstream returns an error)."""
 
 
+class AllocationAborted(AllocationError):
+    """The caller's deadline passed during the search (upstream: allocateOne finds its
+    context done, "filter operation aborted: context deadline exceeded")."""
+
+
 class FailedOnNode(AllocationError):
     """An error that concerns only the node tried (upstream's ErrFailedAllocationOnNode):
     the scheduler reports it as the node's unschedulable reason and tries other nodes."""
@@ -93,6 +98,13 @@ class Features:
     consumable_capacity: bool = False
     # DRAListTypeAttributes: set semantics for matchAttribute and distinctAttribute
     list_type_attributes: bool = False
+
+    @property
+    def channel(self) -> str:
+        """The name of the allocator upstream's NewAllocator picks for these features."""
+        if self.list_type_attributes:
+            return "experimental"
+        return "incubating" if self.incubating else "stable"
 
     @property
     def incubating(self) -> bool:
@@ -622,10 +634,12 @@ class Allocator:
 
     # ---------------------------------------------------------------- allocation
 
-    def allocate(self, node: Node | None,
-                 claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+    def allocate(self, node: Node | None, claims: list[ResourceClaim],
+                 expired: Callable[[], bool] | None = None) -> list[AllocationResult] | None:
+        """``expired``: asked before every step of the search; True aborts it with
+        AllocationAborted (upstream's context deadline, DynamicResourcesArgs.filterTimeout)."""
         pools = gather_pools(self.slices, node, self.features)
-        run = _Run(self, node, claims, pools)
+        run = _Run(self, node, claims, pools, expired)
         return run.run()
 
 
@@ -644,8 +658,9 @@ class _Run:
     """One Allocate call (upstream's unexported ``allocator``)."""
 
     def __init__(self, a: Allocator, node: Node | None, claims: list[ResourceClaim],
-                 pools: list[Pool]) -> None:
+                 pools: list[Pool], expired: Callable[[], bool] | None = None) -> None:
         self.a = a
+        self.expired = expired
         self.node = node
         self.claims = claims
         self.pools = pools
@@ -780,6 +795,8 @@ class _Run:
         this device begins, just after the request's previous device, so a request tries
         combinations of devices rather than every permutation."""
         self.a.num_allocate_one += 1
+        if self.expired is not None and self.expired():
+            raise AllocationAborted("filter operation aborted: context deadline exceeded")
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]
