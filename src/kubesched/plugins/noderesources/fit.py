@@ -65,6 +65,7 @@ from kubesched.plugins.dynamicresources.extended import (
 )
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
 from kubesched.plugins.noderesources.allocated import least_resource_scorer, most_resource_scorer
+from kubesched.plugins.noderesources.dra_extended import DraScoreState, dra_score_state
 from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
     parse_shape,
     requested_to_capacity_ratio_scorer,
@@ -114,6 +115,9 @@ class _PreFilterState:
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
     pod_requests: tuple[int, ...]
+    # DRAExtendedResource: devices backing the scored extended resources (None: no class
+    # backs any of them)
+    dra: DraScoreState | None = None
 
     def clone(self) -> _PreScoreState:
         return self
@@ -291,23 +295,40 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
     # ------------------------------------------------------------------ PreScore / Score
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.pod_requests(pod)))
+        state.write(PRE_SCORE_STATE_KEY, self._compute_pre_score(pod))
         return None
 
-    def _pod_requests(self, state: CycleState, pod: Pod) -> tuple[int, ...]:
+    def _compute_pre_score(self, pod: Pod) -> _PreScoreState:
+        requests = self.scorer.pod_requests(pod)
+        dra = None
+        if feature_enabled(self.handle, "DRAExtendedResource"):
+            # getDRAPreScoredParams: every scoring resource named, requested or not (a
+            # resource the pod does not request is left out per node anyway)
+            handle = self.handle
+            dra = dra_score_state(handle.objects if handle is not None else None,
+                                  handle.dra if handle is not None else None,
+                                  (spec.name for spec in self.resources))
+        return _PreScoreState(requests, dra)
+
+    def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState:
         if not self.resources:
             raise PluginError("resources not found")
         s = state.read(PRE_SCORE_STATE_KEY)
-        if s is None:
-            return self.scorer.pod_requests(pod)
-        return s.pod_requests
+        if not isinstance(s, _PreScoreState):
+            return self._compute_pre_score(pod)
+        return s
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        return self.scorer.score_node(node_info, self._pod_requests(state, pod))
+        s = self._pre_score_state(state, pod)
+        return self.scorer.score_node(node_info, s.pod_requests, s.dra)
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                     idx: np.ndarray) -> np.ndarray:
-        return self.scorer.score_table(snapshot.table, idx, self._pod_requests(state, pod))
+        s = self._pre_score_state(state, pod)
+        table = snapshot.table
+        nodes = ([snapshot.by_name[table.names[r]].node for r in idx]
+                 if s.dra is not None else [])
+        return self.scorer.score_table(table, idx, s.pod_requests, s.dra, nodes)
 
     # ------------------------------------------------------------------ queueing hints
 

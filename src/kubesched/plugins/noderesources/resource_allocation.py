@@ -8,7 +8,10 @@ amount *including the incoming pod*:
   ``use_requested`` (BalancedAllocation), then the plain ``Requested``;
 * ephemeral-storage: ``Requested``;
 * a scalar resource (extended, hugepages, ...) the pod does not request: ``(0, 0)``, i.e. left
-  out; a scalar the pod requests: the node's allocatable and ``Requested``;
+  out; a scalar the pod requests: the node's allocatable and ``Requested`` — or, where the
+  node's allocatable has none of it and a DeviceClass backs it (DRAExtendedResource, a
+  ``DraScoreState`` given), the class's devices on the node and those allocated
+  (``dra_extended.py``);
 * any other name: ``(0, 0)``.
 
 A resource whose allocatable is 0 is left out of the score (its slots stay 0). The per-node form
@@ -20,14 +23,17 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
+from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.plugins.helper import is_scalar_resource_name
+
+if TYPE_CHECKING:
+    from kubesched.plugins.noderesources.dra_extended import DraScoreState
 
 # requested, allocatable (one node) -> score
 ScorerPy = Callable[[Sequence[int], Sequence[int]], int]
@@ -103,8 +109,8 @@ class ResourceAllocationScorer:
 
     # ------------------------------------------------------------------ per node
 
-    def node_values(self, ni: NodeInfo, pod_requests: Sequence[int]
-                    ) -> tuple[list[int], list[int]]:
+    def node_values(self, ni: NodeInfo, pod_requests: Sequence[int],
+                    dra: DraScoreState | None = None) -> tuple[list[int], list[int]]:
         """(requested incl. the pod, allocatable) per resource; zeros where left out."""
         alloc_map = ni.allocatable
         req_map = ni.requested
@@ -119,7 +125,13 @@ class ResourceAllocationScorer:
                 used = req_map.get(MEMORY, 0) if self.use_requested else ni.non_zero_memory
             elif kind == 2:
                 used = req_map.get(EPHEMERAL_STORAGE, 0)
-            elif kind == 3 and preq != 0 and name in alloc_map:
+            elif kind == 3 and preq != 0:
+                backed = _dra_backed(dra, ni.node, name, alloc_map.get(name, 0), preq)
+                if backed is not None:
+                    requested[i], allocatable[i] = backed
+                    continue
+                if name not in alloc_map:
+                    continue
                 used = req_map.get(name, 0)
             else:
                 continue
@@ -130,15 +142,19 @@ class ResourceAllocationScorer:
             requested[i] = used + preq
         return requested, allocatable
 
-    def score_node(self, ni: NodeInfo, pod_requests: Sequence[int]) -> int:
-        requested, allocatable = self.node_values(ni, pod_requests)
+    def score_node(self, ni: NodeInfo, pod_requests: Sequence[int],
+                   dra: DraScoreState | None = None) -> int:
+        requested, allocatable = self.node_values(ni, pod_requests, dra)
         return int(self.scorer_py(requested, allocatable))
 
     # ------------------------------------------------------------------ batch
 
-    def table_values(self, table: NodeTable, idx: np.ndarray, pod_requests: Sequence[int]
-                     ) -> tuple[np.ndarray, np.ndarray]:
-        """``node_values`` for the table rows ``idx``: two [resources, nodes] int64 arrays."""
+    def table_values(self, table: NodeTable, idx: np.ndarray, pod_requests: Sequence[int],
+                     dra: DraScoreState | None = None,
+                     nodes: Sequence[Node | None] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """``node_values`` for the table rows ``idx``: two [resources, nodes] int64 arrays.
+        With ``dra``, ``nodes`` are the rows' Node objects (DRA-backed resources are
+        counted node by node, only for the pods that request one)."""
         n = len(idx)
         r = len(self.resources)
         requested = np.zeros((r, n), dtype=np.int64)
@@ -147,6 +163,13 @@ class ResourceAllocationScorer:
         for i, (spec, kind, preq) in enumerate(zip(self.resources, self._kinds, pod_requests,
                                                    strict=True)):
             row = res_index.get(spec.name)
+            if dra is not None and kind == 3 and preq != 0:
+                alloc_row = (table.alloc[row, idx] if row is not None
+                             else np.zeros(n, dtype=np.int64))
+                for j in np.flatnonzero(alloc_row == 0).tolist():
+                    backed = _dra_backed(dra, nodes[j], spec.name, 0, preq)
+                    if backed is not None:
+                        requested[i, j], allocatable[i, j] = backed
             if row is None or kind == 4 or (kind == 3 and preq == 0):
                 continue
             if kind == 0 and not self.use_requested:
@@ -157,14 +180,29 @@ class ResourceAllocationScorer:
                 used = table.requested[row, idx]
             alloc = table.alloc[row, idx]
             present = alloc != 0
-            allocatable[i] = alloc
-            requested[i] = np.where(present, used + preq, 0)
+            # DRA-backed entries (set above where the allocatable is 0) stay
+            allocatable[i] = np.where(present, alloc, allocatable[i])
+            requested[i] = np.where(present, used + preq, requested[i])
         return requested, allocatable
 
-    def score_table(self, table: NodeTable, idx: np.ndarray, pod_requests: Sequence[int]
-                    ) -> np.ndarray:
-        requested, allocatable = self.table_values(table, idx, pod_requests)
+    def score_table(self, table: NodeTable, idx: np.ndarray, pod_requests: Sequence[int],
+                    dra: DraScoreState | None = None,
+                    nodes: Sequence[Node | None] = ()) -> np.ndarray:
+        requested, allocatable = self.table_values(table, idx, pod_requests, dra, nodes)
         return np.asarray(self.scorer_np(requested, allocatable), dtype=np.int64)
+
+
+def _dra_backed(dra: DraScoreState | None, node: Node | None, name: str, alloc: int,
+                preq: int) -> tuple[int, int] | None:
+    """(requested incl. the pod, allocatable) of a requested extended resource the node's
+    allocatable lacks (``alloc`` 0) when a DeviceClass backs it with devices on the node;
+    None otherwise (the device plugin's amount decides)."""
+    if dra is None or alloc != 0:
+        return None
+    capacity, allocated = dra.totals(node, name)
+    if capacity <= 0:
+        return None
+    return allocated + preq, capacity
 
 
 def is_best_effort(pod_requests: Sequence[int]) -> bool:
