@@ -7,13 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kubesched.api.scenario import load_scenario_text
+from kubesched.api.scenario import Scenario, load_scenario_text
+from kubesched.api.types import Pod
 from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
 from kubesched.plugins.dynamicresources.extended import DEVICE_CLASS_PREFIX
+from kubesched.plugins.noderesources.balanced_allocation import BalancedAllocation
 from kubesched.plugins.noderesources.dra_extended import dra_score_state
 from kubesched.plugins.noderesources.fit import Fit
 
@@ -118,11 +120,9 @@ def test_calculate_resource_allocatable_request(enabled: bool, nd: str, resource
 # ---------------------------------------------------------------- the score, both forms
 
 
-def test_least_allocated_scores_dra_backed_devices() -> None:
-    """LeastAllocated over the DRA-backed resource: a node with 4 devices, 1 held, scores
-    (4 - 2) * 100 / 4 = 50 for a pod asking 1; one with 2 free of 2 scores 50 too after
-    (2 - 1) * 100 / 2; a device plugin's 8 of 8 free scores (8 - 1) * 100 / 8 = 87; a node
-    with neither leaves the resource out (0). The table form agrees."""
+def cluster(cpu: str = "") -> tuple[Scenario, Pod]:
+    """Nodes ``four`` (4 devices of the class, one held), ``two`` (2 free), ``plugin`` (a
+    device plugin's 8) and ``bare`` (neither); a pod asking one (and ``cpu``)."""
     nodes = []
     for name, extra in (("four", ""), ("two", ""), ("plugin", f", {EXPLICIT}: '8'"),
                         ("bare", "")):
@@ -132,14 +132,42 @@ def test_least_allocated_scores_dra_backed_devices() -> None:
                                                                              "name: s4}"),
               slice_("d1", "d2").replace(NODE, "two").replace("name: s}", "name: s2}")]
     held = allocated("held", "d1", pool="four")
+    req = f"{EXPLICIT}: '1'" + (f", cpu: '{cpu}'" if cpu else "")
     pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
-           f"spec: {{containers: [{{name: c, resources: {{requests: {{{EXPLICIT}: '1'}}, "
-           f"limits: {{{EXPLICIT}: '1'}}}}}}]}}")
+           f"spec: {{containers: [{{name: c, resources: {{requests: {{{req}}}, "
+           f"limits: {{{req}}}}}}}]}}")
     sc = load_scenario_text("\n---\n".join([*nodes, device_class(), *slices, held, pod]))
+    return sc, next(x for x in sc.pods if not x.spec.node_name)
+
+
+def test_balanced_allocation_counts_dra_backed_devices() -> None:
+    """BalancedAllocation (1.37: the change in balance) over cpu and the DRA-backed resource,
+    pod asking 1 cpu of 8 and one device: ``two`` 1 of 2 devices (fractions 0.125, 0.5:
+    81 with the pod, 100 without: 50 + (50 + 81 - 100) // 2 = 65); ``four`` 2 of 4 with the
+    pod, 1 of 4 without (81, 87: 72); ``plugin`` 1 of 8 (100, 100: 75); ``bare`` leaves
+    the resource out (75). The table form agrees."""
+    sc, p = cluster(cpu="1")
+    ba = BalancedAllocation({"resources": [{"name": "cpu", "weight": 1},
+                                           {"name": EXPLICIT, "weight": 1}]},
+                            Handle(objects=sc.objects, features=FeatureGates("1.37")))
+    state = CycleState()
+    assert ba.pre_score(state, p, []) is None  # type: ignore[arg-type]
+    per_node = {n.name: ba.score(state, p, NodeInfo(n)) for n in sc.nodes}
+    assert per_node == {"four": 72, "two": 65, "plugin": 75, "bare": 75}
+    snap = Snapshot.from_nodes(sc.nodes, [])
+    batch = ba.score_batch(state, p, snap, np.arange(snap.num_nodes))
+    assert dict(zip(snap.table.names, batch.tolist(), strict=True)) == per_node
+
+
+def test_least_allocated_scores_dra_backed_devices() -> None:
+    """LeastAllocated over the DRA-backed resource: a node with 4 devices, 1 held, scores
+    (4 - 2) * 100 / 4 = 50 for a pod asking 1; one with 2 free of 2 scores 50 too after
+    (2 - 1) * 100 / 2; a device plugin's 8 of 8 free scores (8 - 1) * 100 / 8 = 87; a node
+    with neither leaves the resource out (0). The table form agrees."""
+    sc, p = cluster()
     fit = Fit({"scoringStrategy": {"type": "LeastAllocated",
                                    "resources": [{"name": EXPLICIT, "weight": 1}]}},
               Handle(objects=sc.objects, features=FeatureGates("1.37")))
-    p = next(x for x in sc.pods if not x.spec.node_name)
     state = CycleState()
     assert fit.pre_score(state, p, []) is None  # type: ignore[arg-type]
     per_node = {n.name: fit.score(state, p, NodeInfo(n)) for n in sc.nodes}

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from kubesched.api.types import Pod
+from kubesched.api.types import Node, Pod
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle, feature_enabled
@@ -47,6 +47,7 @@ from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.plugins.noderesources.dra_extended import DraScoreState, pre_score_dra
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceSpec,
@@ -133,6 +134,9 @@ def balance_change_score_np(with_pod: np.ndarray, without_pod: np.ndarray) -> np
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
     pod_requests: tuple[int, ...]
+    # DRAExtendedResource: devices backing the scored extended resources, as
+    # NodeResourcesFit's (None: no class backs any of them)
+    dra: DraScoreState | None = None
 
     def clone(self) -> _PreScoreState:
         return self
@@ -169,25 +173,30 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         if is_best_effort(pod_requests):
             # Skip for best-effort pods, so that they don't all pile up on one node.
             return Status(Code.SKIP)
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pod_requests))
+        state.write(PRE_SCORE_STATE_KEY, self._with_dra(pod_requests))
         return None
 
-    def _pod_requests(self, state: CycleState, pod: Pod) -> tuple[int, ...] | None:
+    def _with_dra(self, pod_requests: tuple[int, ...]) -> _PreScoreState:
+        return _PreScoreState(pod_requests,
+                              pre_score_dra(self.handle, (r.name for r in self.resources)))
+
+    def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState | None:
         s = state.read(PRE_SCORE_STATE_KEY)
-        if s is not None:
-            return s.pod_requests
+        if isinstance(s, _PreScoreState):
+            return s
         reqs = self.scorer.pod_requests(pod)
-        return None if is_best_effort(reqs) else reqs
+        return None if is_best_effort(reqs) else self._with_dra(reqs)
 
     # ------------------------------------------------------------------ Score
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        reqs = self._pod_requests(state, pod)
-        if reqs is None:
+        s = self._pre_score_state(state, pod)
+        if s is None:
             return 0
+        reqs = s.pod_requests
         if not self.score_change:
-            return self.scorer.score_node(node_info, reqs)
-        requested, allocatable = self.scorer.node_values(node_info, reqs)
+            return self.scorer.score_node(node_info, reqs, s.dra)
+        requested, allocatable = self.scorer.node_values(node_info, reqs, s.dra)
         # The node's requested amounts without the pod, for the resources scored at all.
         allocated = [r - p if a else 0
                      for r, p, a in zip(requested, reqs, allocatable, strict=True)]
@@ -196,21 +205,27 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                     idx: np.ndarray) -> np.ndarray:
-        reqs = self._pod_requests(state, pod)
-        if reqs is None:
+        s = self._pre_score_state(state, pod)
+        if s is None:
             return np.zeros(len(idx), dtype=np.int64)
+        reqs = s.pod_requests
         table = snapshot.table
+        if s.dra is not None:
+            # device counts are not in the table's row versions: no cached rows
+            nodes = [snapshot.by_name[table.names[r]].node for r in idx]
+            return self._score_rows(table, reqs, idx, s.dra, nodes)
         if type(table) is NodeTable:
             return self._cache.scores(table, reqs, idx)
         # A table with changed columns (an AdjustedTable) shares the real table's
         # generations, so its rows cannot be cached.
         return self._score_rows(table, reqs, idx)
 
-    def _score_rows(self, table: NodeTable, reqs: tuple[int, ...],
-                    idx: np.ndarray) -> np.ndarray:
+    def _score_rows(self, table: NodeTable, reqs: tuple[int, ...], idx: np.ndarray,
+                    dra: DraScoreState | None = None,
+                    nodes: Sequence[Node | None] = ()) -> np.ndarray:
         if not self.score_change:
-            return self.scorer.score_table(table, idx, reqs)
-        requested, allocatable = self.scorer.table_values(table, idx, reqs)
+            return self.scorer.score_table(table, idx, reqs, dra, nodes)
+        requested, allocatable = self.scorer.table_values(table, idx, reqs, dra, nodes)
         if len(reqs) == 2 and allocatable.all():
             # The usual cpu + memory, fused: |f0 − f1| / 2 with and without the pod (the
             # scores are in [50, 100], so astype's truncation is int64()'s).

@@ -22,6 +22,7 @@ from kubesched.api.dra.cel import CelCompileError, CelRuntimeError, compile_sele
 from kubesched.api.dra.store import AllocatedState, dra_index
 from kubesched.api.dra.types import Device, DeviceClass, ResourceSlice
 from kubesched.api.types import Node
+from kubesched.framework.handle import Handle, feature_enabled
 from kubesched.plugins.dynamicresources.extended import (
     class_mapping_of,
     is_dra_extended_resource_name,
@@ -111,3 +112,11 @@ def dra_score_state(objects: Mapping[str, list[Any]] | None, dra: Any,
     allocated = (dra.allocated_state(objects, True) if dra is not None
                  else idx.allocated_state(True))
     return DraScoreState(classes, allocated, list(idx.slices))
+
+
+def pre_score_dra(handle: Handle | None, resources: Iterable[str]) -> DraScoreState | None:
+    """PreScore's part for NodeResourcesFit and NodeResourcesBalancedAllocation: the state
+    for the scored ``resources`` while DRAExtendedResource is on."""
+    if handle is None or not feature_enabled(handle, "DRAExtendedResource"):
+        return None
+    return dra_score_state(handle.objects, handle.dra, resources)

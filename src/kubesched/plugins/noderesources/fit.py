@@ -65,7 +65,7 @@ from kubesched.plugins.dynamicresources.extended import (
 )
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
 from kubesched.plugins.noderesources.allocated import least_resource_scorer, most_resource_scorer
-from kubesched.plugins.noderesources.dra_extended import DraScoreState, dra_score_state
+from kubesched.plugins.noderesources.dra_extended import DraScoreState, pre_score_dra
 from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
     parse_shape,
     requested_to_capacity_ratio_scorer,
@@ -299,16 +299,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return None
 
     def _compute_pre_score(self, pod: Pod) -> _PreScoreState:
-        requests = self.scorer.pod_requests(pod)
-        dra = None
-        if feature_enabled(self.handle, "DRAExtendedResource"):
-            # getDRAPreScoredParams: every scoring resource named, requested or not (a
-            # resource the pod does not request is left out per node anyway)
-            handle = self.handle
-            dra = dra_score_state(handle.objects if handle is not None else None,
-                                  handle.dra if handle is not None else None,
-                                  (spec.name for spec in self.resources))
-        return _PreScoreState(requests, dra)
+        return _PreScoreState(self.scorer.pod_requests(pod),
+                              pre_score_dra(self.handle, (r.name for r in self.resources)))
 
     def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState:
         if not self.resources:
