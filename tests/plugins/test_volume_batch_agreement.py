@@ -59,7 +59,7 @@ def _check(objs: dict[str, list[Any]], snap: Snapshot, pod) -> int:
 
 def _names(pv) -> tuple:
     b = [(x.pvc.name, x.pv.name) for x in pv.static_bindings] if pv.static_bindings else None
-    d = [c.name for c in pv.dynamic_provisions] if pv.dynamic_provisions else None
+    d = [c.pvc.name for c in pv.dynamic_provisions] if pv.dynamic_provisions else None
     return b, d
 
 

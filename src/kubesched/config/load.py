@@ -292,12 +292,12 @@ def _build(raw: dict[str, Any], source: str, features: FeatureGates | None = Non
             path = f"profiles[{i}].pluginConfig[{j}].args"
             args = argsmod.decode_args(pname, pc.get("args"), path)
             if pname in argsmod.ARGS_PLUGINS:
-                args = argsmod.default_args(pname, args)
+                args = argsmod.default_args(pname, args, cfg.features)
             entries.append(_PluginConfigEntry(pname, args, path))
             plugin_config.setdefault(pname, args)
         for pname in plugins.enabled_names():
             if pname in argsmod.ARGS_PLUGINS and pname not in plugin_config:
-                plugin_config[pname] = argsmod.default_args(pname)
+                plugin_config[pname] = argsmod.default_args(pname, None, cfg.features)
         all_entries.append(entries)
         cfg.profiles.append(Profile(
             scheduler_name=name if name is not None else "",
@@ -376,7 +376,7 @@ def _validate(cfg: SchedulerConfiguration, entries: Sequence[list[_PluginConfigE
     seen_names: dict[str, int] = {}
     for i, prof in enumerate(cfg.profiles):
         path = f"profiles[{i}]"
-        errs.extend(_validate_profile(path, prof, entries[i]))
+        errs.extend(_validate_profile(path, prof, entries[i], cfg.features))
         if prof.scheduler_name in seen_names:
             other = seen_names[prof.scheduler_name]
             errs.append(FieldError(f"{path}.schedulerName",
@@ -400,8 +400,8 @@ def _validate(cfg: SchedulerConfiguration, entries: Sequence[list[_PluginConfigE
     return errs
 
 
-def _validate_profile(path: str, prof: Profile, entries: list[_PluginConfigEntry]
-                      ) -> list[FieldError]:
+def _validate_profile(path: str, prof: Profile, entries: list[_PluginConfigEntry],
+                      features: FeatureGates) -> list[FieldError]:
     errs: list[FieldError] = []
     if not prof.scheduler_name:
         errs.append(FieldError(f"{path}.schedulerName", "required value"))
@@ -431,7 +431,7 @@ def _validate_profile(path: str, prof: Profile, entries: list[_PluginConfigEntry
         # (NewFit), i.e. when NodeResourcesFit is enabled somewhere in the profile.
         if entry.name == "NodeResourcesFit" and entry.name not in enabled:
             continue
-        errs.extend(argsmod.validate_args(entry.name, entry.args, entry.path))
+        errs.extend(argsmod.validate_args(entry.name, entry.args, entry.path, features))
     return errs
 
 
