@@ -3,7 +3,7 @@ Score by utilisation (StorageCapacityScoring, beta-on in 1.37).
 
 Ported from upstream ``volumebinding``: ``binder_test.go`` TestCapacity (11 scenarios, each
 with the CSIDriver opting in and not: 22 cases), ``scorer_test.go`` TestScore (3 shapes, 18
-cases) and the Score column of ``volume_binding_test.go`` TestVolumeBinding (the 9 cases that
+cases) and the Score column of ``volume_binding_test.go`` TestVolumeBinding (the 8 cases that
 reach Score, plus "zonal volumes with close capacity are preferred (custom shape)"). The
 stored TestVolumeBinding predates StorageCapacityScoring (its capacity cases set
 VolumeCapacityPriority with the shape ``[{0, 0}, {100, 10}]``); the static-binding Score they
