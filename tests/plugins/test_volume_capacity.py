@@ -363,3 +363,92 @@ def test_capacity_filter_and_score(features: FeatureGates) -> None:
     assert st is None
     scores = dict(zip(order, _scores(pl, state, pod, snap), strict=True))
     assert [scores[n.name] for n in nodes] == [50, 95, 0]
+
+
+# ================================================================ queueing hints
+
+# volume_binding_test.go TestIsSchedulableAfterCSIStorageCapacityChange (the stored version
+# whose hint first looks for a claim of the capacity's class): 11 cases, and one of ours
+
+
+def _cap(cls: str = "", capacity: str = "", maximum: str = "") -> CSIStorageCapacity:
+    from _volume_util import q
+
+    return CSIStorageCapacity(metadata=ObjectMeta(name="cap-a", namespace=""),
+                              storage_class_name=cls,
+                              capacity=q(capacity) if capacity else None,
+                              maximum_volume_size=q(maximum) if maximum else None)
+
+
+EPHEMERAL = [{"name": "ephemeral-a", "ephemeral": {"volumeClaimTemplate": {}}}]
+TWO_CLAIMS = ("pvc-a", "pvc-b")
+CLAIMS_AB = [make_pvc("pvc-a", "sc-a", "1Gi"), make_pvc("pvc-b", "sc-b", "1Gi")]
+
+CAPACITY_HINTS = [
+    # (name, pod claims, pod's other volumes, claims stored, old, new, want)
+    ("pod has no pvcs", (), None, [], _cap("sc-a"), _cap("sc-a"), "skip"),
+    ("pod has no pvc or ephemeral volumes", (), [{"name": "e", "emptyDir": {}}], [],
+     _cap("sc-a"), _cap("sc-a"), "skip"),
+    ("pod has pvcs with no CSIStorageCapacity changes", TWO_CLAIMS, None, CLAIMS_AB,
+     _cap("sc-b"), _cap("sc-b"), "skip"),
+    ("pod has pvc that references a newly added CSIStorageCapacity", TWO_CLAIMS, None,
+     CLAIMS_AB, None, _cap("sc-b"), "queue"),
+    ("pod has ephemeral volume with changed CSIStorageCapacity.Capacity", (), EPHEMERAL,
+     [make_pvc("pod-a-ephemeral-a", "sc-a", "1Gi")], _cap("sc-a", "1Gi"), _cap("sc-a", "2Gi"),
+     "queue"),
+    ("pod has pvcs with changed CSIStorageCapacity.MaximumVolumeSize", TWO_CLAIMS, None,
+     CLAIMS_AB, _cap("sc-b", maximum="1Gi"), _cap("sc-b", maximum="2Gi"), "queue"),
+    ("pod has ephemeral volume with changed CSIStorageCapacity.MaximumVolumeSize", (),
+     EPHEMERAL, [make_pvc("pod-a-ephemeral-a", "sc-a", "1Gi")], _cap("sc-a", maximum="1Gi"),
+     _cap("sc-a", maximum="2Gi"), "queue"),
+    ("type conversion error", (), None, [], object(), object(), "error"),
+    # upstream returns Queue with an error for a missing claim
+    ("pod has pvcs but pvc not found", TWO_CLAIMS, None, [], _cap(), _cap(), "queue"),
+    ("pod has ephemeral volume but pvc not found", (), EPHEMERAL, [], _cap(), _cap(),
+     "queue"),
+    # kubesched's: the ephemeral claim is found (else the answer would be Queue)
+    ("pod has ephemeral volume with an unchanged capacity", (), EPHEMERAL,
+     [make_pvc("pod-a-ephemeral-a", "sc-a", "1Gi")], _cap("sc-a", "2Gi"), _cap("sc-a", "1Gi"),
+     "skip"),
+    ("pvc does not specify a storage class", TWO_CLAIMS, None,
+     [make_pvc("pvc-a", "sc-a", "1Gi"), make_pvc("pvc-b", "sc-notfound", "1Gi")], _cap(),
+     _cap(), "skip"),
+]
+
+
+@pytest.mark.parametrize(("name", "claims", "volumes", "pvcs", "old", "new", "want"),
+                         CAPACITY_HINTS, ids=[c[0] for c in CAPACITY_HINTS])
+def test_is_schedulable_after_csi_storage_capacity_change(name, claims, volumes, pvcs, old,
+                                                          new, want) -> None:
+    from kubesched.framework.events import QueueingHint
+
+    pl = VolumeBinding(None, Handle(snapshot=Snapshot.from_nodes([], []),
+                                    objects=objects(*pvcs)))
+    pod = make_pod("pod-a", pvcs=claims, volumes=volumes)
+    if want == "error":
+        with pytest.raises(TypeError):
+            pl.is_schedulable_after_csi_storage_capacity_change(pod, old, new)
+        return
+    got = pl.is_schedulable_after_csi_storage_capacity_change(pod, old, new)
+    assert got == (QueueingHint.QUEUE if want == "queue" else QueueingHint.SKIP)
+
+
+def test_is_schedulable_after_csi_driver_change() -> None:
+    """isSchedulableAfterCSIDriverChange (volume_binding.go, the stored 1.31+ version; its
+    test table was not found): only an inline CSI volume of that driver, and only when the
+    driver stops tracking capacity."""
+    from kubesched.framework.events import QueueingHint
+
+    def driver(capacity: bool, name: str = PROVISIONER) -> CSIDriver:
+        return CSIDriver(metadata=ObjectMeta(name=name), storage_capacity=capacity)
+
+    inline = make_pod("p", volumes=[{"name": "v", "csi": {"driver": PROVISIONER}}])
+    claimed = make_pod("p", pvcs=("pvc-a",))
+    hint = VolumeBinding.is_schedulable_after_csi_driver_change
+    assert hint(inline, driver(True), driver(False)) == QueueingHint.QUEUE
+    assert hint(inline, driver(False), driver(True)) == QueueingHint.SKIP
+    assert hint(inline, driver(True), driver(True)) == QueueingHint.SKIP
+    assert hint(inline, driver(True, "other"), driver(False, "other")) == QueueingHint.SKIP
+    assert hint(claimed, driver(True), driver(False)) == QueueingHint.SKIP
+    with pytest.raises(TypeError):
+        hint(inline, None, driver(False))

@@ -822,12 +822,14 @@ def test_registered_events() -> None:
     evs = [(e.event.resource, e.event.action, e.hint is None)
            for e in VolumeBinding().events_to_register()]
     add_update = ActionType.ADD | ActionType.UPDATE
-    assert evs[:5] == [
+    assert evs == [
         (Resource.STORAGE_CLASS, add_update, False),
         (Resource.PERSISTENT_VOLUME_CLAIM, add_update, False),
         (Resource.PERSISTENT_VOLUME, add_update, True),
         (Resource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL, True),
         (Resource.CSI_NODE, add_update, False),
+        (Resource.CSI_DRIVER, ActionType.UPDATE, False),
+        (Resource.CSI_STORAGE_CAPACITY, add_update, False),
     ]
 
 

@@ -159,7 +159,7 @@ class BatchResult:
         return hit[0][j] if j >= 0 else None
 
 
-def _volume_limit(capacity: CSIStorageCapacity) -> int | None:
+def volume_limit(capacity: CSIStorageCapacity) -> int | None:
     """``volumeLimit``: maximumVolumeSize when reported (the more precise), else capacity,
     as ``Quantity.Value()`` (rounded up to whole bytes)."""
     limit = (capacity.maximum_volume_size if capacity.maximum_volume_size is not None
@@ -169,7 +169,7 @@ def _volume_limit(capacity: CSIStorageCapacity) -> int | None:
 
 def capacity_sufficient(capacity: CSIStorageCapacity, size: int) -> bool:
     """``capacitySufficient``: a reported limit of at least ``size`` bytes."""
-    limit = _volume_limit(capacity)
+    limit = volume_limit(capacity)
     return limit is not None and limit >= size
 
 

@@ -21,9 +21,12 @@ import numpy as np
 from kubesched.api.storage import (
     CLAIM_LOST,
     MIGRATED_PLUGINS_ANNOTATION,
+    CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolumeClaim,
     StorageClass,
+    pvc_storage_class,
     storage_index,
 )
 from kubesched.api.types import Node, Pod
@@ -59,6 +62,7 @@ from kubesched.plugins.volumebinding.binder import (
     PodVolumes,
     VolumeBinder,
     reasons_from_flags,
+    volume_limit,
 )
 from kubesched.plugins.volumebinding.helpers import (
     StorageError,
@@ -136,9 +140,56 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                                               ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
             ClusterEventWithHint(ClusterEvent(Resource.CSI_NODE, add_update),
                                  self.is_schedulable_after_csi_node_change),
-            ClusterEventWithHint(ClusterEvent(Resource.CSI_DRIVER, ActionType.UPDATE)),
-            ClusterEventWithHint(ClusterEvent(Resource.CSI_STORAGE_CAPACITY, add_update)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSI_DRIVER, ActionType.UPDATE),
+                                 self.is_schedulable_after_csi_driver_change),
+            ClusterEventWithHint(ClusterEvent(Resource.CSI_STORAGE_CAPACITY, add_update),
+                                 self.is_schedulable_after_csi_storage_capacity_change),
         ]
+
+    @staticmethod
+    def is_schedulable_after_csi_driver_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """A driver that stops tracking capacity may let the pod's inline CSI volumes of
+        that driver through (upstream looks at inline ``csi`` volumes only)."""
+        if not isinstance(old, CSIDriver) or not isinstance(new, CSIDriver):
+            raise TypeError(f"expected CSIDriver objects, got {type(old).__name__} and "
+                            f"{type(new).__name__}")
+        for vol in pod.spec.volumes:
+            csi = (vol.source or {}).get("csi")
+            if not isinstance(csi, dict) or csi.get("driver") != new.name:
+                continue
+            if old.storage_capacity and not new.storage_capacity:
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_csi_storage_capacity_change(self, pod: Pod, old: Any, new: Any
+                                                         ) -> QueueingHint:
+        """A new capacity, or a larger one (``maximumVolumeSize``, else ``capacity``), of a
+        class one of the pod's claims uses may make room (nodeTopology and the class name
+        cannot change)."""
+        if not isinstance(new, CSIStorageCapacity) or (
+                old is not None and not isinstance(old, CSIStorageCapacity)):
+            raise TypeError(f"expected CSIStorageCapacity objects, got {type(old).__name__} "
+                            f"and {type(new).__name__}")
+        index = storage_index(self.handle.objects if self.handle is not None else None)
+        uses_class = False
+        for vol in pod.spec.volumes:
+            found = pod_claim_name(pod, vol)
+            if found is None:
+                continue
+            pvc = index.pvc(pod.namespace, found[0])
+            if pvc is None:
+                return QueueingHint.QUEUE  # upstream: an error, which queues the pod
+            if pvc_storage_class(pvc) == new.storage_class_name:
+                uses_class = True
+                break
+        if not uses_class:
+            return QueueingHint.SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        new_limit, old_limit = volume_limit(new), volume_limit(old)
+        if new_limit is not None and (old_limit is None or new_limit > old_limit):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
 
     @staticmethod
     def is_schedulable_after_csi_node_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
