@@ -372,7 +372,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         pod_volumes = self._scored_volumes(s, node_name, table)
         if pod_volumes is None:  # no claims: upstream's missing podVolumesByNode entry
             return 0
-        return self.scorer(class_resources(pod_volumes, capacity_scoring=True))
+        return self.scorer(class_resources(pod_volumes))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         s = self._state(state)

@@ -59,13 +59,14 @@ def _value(q: int | Fraction | None) -> int:
     return 0 if q is None else math.ceil(q)
 
 
-def class_resources(pod_volumes: PodVolumes, capacity_scoring: bool) -> dict[str, StorageResource]:
+def class_resources(pod_volumes: PodVolumes) -> dict[str, StorageResource]:
     """What Score sums per storage class: the static bindings' requests against their
-    volumes' sizes; with capacity scoring on and no static binding, the claims to provision
-    against the CSIStorageCapacity found for the node (the capacity is the class's, so it
-    is set, not added)."""
+    volumes' sizes; without static bindings, the claims to provision against the
+    CSIStorageCapacity found for the node (the capacity is the class's, so it is set, not
+    added). Upstream also takes the static branch when StorageCapacityScoring is off, but
+    then it builds no scorer, so that branch never scores."""
     out: dict[str, StorageResource] = {}
-    if pod_volumes.static_bindings or not capacity_scoring:
+    if pod_volumes.static_bindings:
         for b in pod_volumes.static_bindings or []:
             # BindingInfo.StorageClassName: the volume's spec field
             r = out.setdefault(b.pv.spec.storage_class_name, StorageResource())
