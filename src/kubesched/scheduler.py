@@ -904,6 +904,8 @@ STORAGE_EVENT_RESOURCES = {
     "PersistentVolumeClaim": ev.Resource.PERSISTENT_VOLUME_CLAIM,
     "StorageClass": ev.Resource.STORAGE_CLASS,
     "CSINode": ev.Resource.CSI_NODE,
+    "CSIDriver": ev.Resource.CSI_DRIVER,
+    "CSIStorageCapacity": ev.Resource.CSI_STORAGE_CAPACITY,
     # DRA objects take the same path (stored by the backend, then the queue told)
     "ResourceClaim": ev.Resource.RESOURCE_CLAIM,
     "ResourceSlice": ev.Resource.RESOURCE_SLICE,

@@ -147,7 +147,9 @@ def test_default_plugin_args() -> None:
         },
     }
     assert pc["PodTopologySpread"] == {"defaultConstraints": [], "defaultingType": "System"}
-    assert pc["VolumeBinding"] == {"bindTimeoutSeconds": 600, "shape": None}
+    # the default release (1.37) has StorageCapacityScoring on: KEP-4049's default shape
+    assert pc["VolumeBinding"] == {"bindTimeoutSeconds": 600, "shape": [
+        {"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]}
 
 
 def test_default_args_are_independent_copies() -> None:

@@ -127,6 +127,8 @@ GENERIC_KINDS: dict[str, bool] = {
     "PersistentVolumeClaim": True,
     "StorageClass": False,
     "CSINode": False,
+    "CSIDriver": False,
+    "CSIStorageCapacity": True,
     "PodDisruptionBudget": True,
     "Service": True,
     "ReplicaSet": True,

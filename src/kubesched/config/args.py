@@ -291,15 +291,14 @@ SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
-# pkg/features in v1.35: StorageCapacityScoring alpha (off).
-STORAGE_CAPACITY_SCORING = False
+# StorageCapacityScoring, DRASchedulerFilterTimeout and the binding-condition gates are read
+# from the run's gates.
 
 
 def _filter_timeout_gate(features: FeatureGates | None) -> bool:
     """DRASchedulerFilterTimeout (beta, on from 1.34) as DynamicResourcesArgs' defaulting
     and validation read it."""
-    gates = features if features is not None else DEFAULT_FEATURE_GATES
-    return gates.enabled("DRASchedulerFilterTimeout")
+    return (features or DEFAULT_FEATURE_GATES).enabled("DRASchedulerFilterTimeout")
 
 
 def _binding_conditions(features: FeatureGates | None) -> bool:
@@ -336,6 +335,10 @@ def decode_args(plugin: str, raw: Any, path: str) -> dict[str, Any]:
 
 
 # ============================================================ defaulting
+
+
+def _storage_capacity_scoring(features: FeatureGates | None) -> bool:
+    return (features or DEFAULT_FEATURE_GATES).enabled("StorageCapacityScoring")
 
 
 def default_args(plugin: str, args: dict[str, Any] | None = None,
@@ -379,7 +382,8 @@ def default_args(plugin: str, args: dict[str, Any] | None = None,
     elif plugin == "VolumeBinding":
         a.setdefault("bindTimeoutSeconds", 600)
         a.setdefault("shape", None)
-        if not a["shape"] and STORAGE_CAPACITY_SCORING:  # pragma: no cover - gate off in v1.35
+        if not a["shape"] and _storage_capacity_scoring(features):
+            # emptier storage scores higher (KEP-4049's default)
             a["shape"] = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE},
                           {"utilization": 100, "score": 0}]
     elif plugin == "NodeAffinity":
@@ -605,13 +609,14 @@ def _validate_node_affinity(path: str, a: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-def _validate_volume_binding(path: str, a: dict[str, Any]) -> list[FieldError]:
+def _validate_volume_binding(path: str, a: dict[str, Any],
+                             features: FeatureGates | None = None) -> list[FieldError]:
     errs = []
     if a["bindTimeoutSeconds"] < 0:
         errs.append(FieldError(join_path(path, "bindTimeoutSeconds"),
                                "invalid BindTimeoutSeconds, should not be a negative value",
                                a["bindTimeoutSeconds"]))
-    if STORAGE_CAPACITY_SCORING:  # pragma: no cover - gate off in v1.35
+    if _storage_capacity_scoring(features):
         errs.extend(_validate_shape(join_path(path, "shape"), a["shape"] or []))
     elif a["shape"] is not None:
         errs.append(FieldError(join_path(path, "shape"),
@@ -664,8 +669,12 @@ VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[FieldError]]] = {
     "NodeResourcesBalancedAllocation": _validate_balanced_allocation,
     "NodeResourcesFit": _validate_fit,
     "PodTopologySpread": _validate_pod_topology_spread,
+}
+# validators whose rules depend on the run's feature gates
+GATED_VALIDATORS: dict[str, Callable[[str, dict[str, Any], FeatureGates | None],
+                                     list[FieldError]]] = {
+    "DynamicResources": _validate_dynamic_resources,
     "VolumeBinding": _validate_volume_binding,
-    # DynamicResources: validate_args, as its validation reads the gates
 }
 
 
@@ -674,9 +683,10 @@ def validate_args(plugin: str, args: dict[str, Any], path: str,
     """Upstream's Validate<Plugin>Args on defaulted args.
 
     ``path`` is the args' field path, e.g. ``profiles[0].pluginConfig[1].args``;
-    ``features`` the run's gates (DynamicResourcesArgs' fields depend on them).
+    ``features``: the run's gates (default: the default release's).
     """
-    if plugin == "DynamicResources":
-        return _validate_dynamic_resources(path, args, features)
+    gated = GATED_VALIDATORS.get(plugin)
+    if gated is not None:
+        return gated(path, args, features)
     fn = VALIDATORS.get(plugin)
     return fn(path, args) if fn else []
