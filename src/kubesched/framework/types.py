@@ -86,6 +86,15 @@ class NodeToStatus:
         if len(chunk.names):
             self._bulk.append(chunk)
 
+    def add_same(self, names: list[str], status: Status, rows: np.ndarray | None = None
+                 ) -> None:
+        """``set(name, status)`` for every name (distinct, none listed yet), in bulk: the
+        preemption dry run gives most nodes one same status."""
+        n = len(names)
+        zeros = np.zeros(n, dtype=np.int64)
+        self.add_failed(FailedNodes(names, np.full(n, int(status.code), dtype=np.int8), zeros,
+                                    zeros, [status.reasons], [status.plugin], rows))
+
     def __len__(self) -> int:
         if self._explicit and self._bulk:  # a node may be in both: count it once
             return len(self.statuses)

@@ -60,6 +60,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 NO_CANDIDATE = "no candidate node for preemption"
+NO_VICTIMS_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))  # never mutated
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
@@ -286,37 +287,42 @@ class Evaluator:
                                    pdbs).run(rows, num_candidates)
             except PluginError:
                 pass  # the per-node form words the errors as upstream does
-        has_victims = None
-        if given is not None and self._victim_cache is not None:
-            # Lower-priority pods per node, from the cache the batch form keeps: a node
-            # with none has no victims, whatever is_eligible_pod says.
-            snap = self.handle.snapshot
-            counts, _ = self._victim_cache.lookup(snap.table, snap.node_infos, given,
-                                                  pod.priority)
-            has_victims = counts > 0
         return self.dry_run_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates,
-                                     has_victims=has_victims)
+                                     rows=given)
 
     def dry_run_per_node(self, state: CycleState, pod: Pod,
                          potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
-                         offset: int, num_candidates: int, *,
-                         has_victims: np.ndarray | None = None
+                         offset: int, num_candidates: int, *, rows: np.ndarray | None = None
                          ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """``dry_run_preemption`` as upstream: ``select_victims_on_node`` on a copy of each
-        node in turn (the reference the batch form is checked against). ``has_victims``:
-        per potential node, False when it holds no pod of lower priority than ``pod``."""
+        node in turn (the reference the batch form is checked against). ``rows``: the
+        snapshot table's rows of ``potential_nodes``, when the caller knows them."""
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        statuses = NodeToStatus()
+        explicit: dict[str, Status] = {}
         errs: list[str] = []
         n = len(potential_nodes)
-        for i in range(n):
-            j = (offset + i) % n
+        order = np.roll(np.arange(n), -offset) if n else np.zeros(0, dtype=np.int64)
+        # Nodes without a lower-priority pod get NO_VICTIMS (what select_victims_on_node
+        # answers) in bulk, without copying node and state: when every pod has one
+        # priority, as in the GPU traces, that is every node of every dry run. The counts
+        # come from the batch form's cache when the rows are known (a node with no
+        # lower-priority pod has no victims, whatever is_eligible_pod says).
+        none = np.zeros(n, dtype=bool)
+        names: list[str] | None = None
+        if rows is not None and self._victim_cache is not None:
+            snap = self.handle.snapshot
+            counts, _ = self._victim_cache.lookup(snap.table, snap.node_infos, rows,
+                                                  pod.priority)
+            none = counts == 0
+            names = snap.table.names
+        visited = n  # positions in ``order`` visited before the loop stopped
+        for i, j in enumerate(order.tolist()):
+            if none[j]:
+                continue
             src = potential_nodes[j]
-            if ((has_victims is not None and not has_victims[j])
-                    or not any(self.is_preemption_allowed(src, p, pod) for p in src.pods)):
-                # what select_victims_on_node answers, without copying node and state
-                statuses.set(src.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
+            if not any(self.is_preemption_allowed(src, p, pod) for p in src.pods):
+                none[j] = True
                 continue
             ni = src.clone()
             victims, num_viol, st = self.select_victims_on_node(state.clone(), pod, ni, pdbs)
@@ -326,13 +332,23 @@ class Evaluator:
                 if len(lst) < num_candidates:
                     lst.append(c)
                 if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    visited = i + 1
                     break
                 continue
             if st.is_success():
                 st = Status(Code.ERROR, (f'expected at least one victim pod on node "{ni.name}"',))
             if st.code == Code.ERROR:
                 errs.append(st.message())
-            statuses.set(ni.name, st)
+            explicit[ni.name] = st
+        statuses = NodeToStatus(explicit)
+        seen = order[:visited]
+        seen = seen[none[seen]]
+        if names is not None and rows is not None:
+            statuses.add_same([names[r] for r in rows[seen].tolist()], NO_VICTIMS_STATUS,
+                              rows[seen])
+        else:
+            statuses.add_same([potential_nodes[j].name for j in seen.tolist()],
+                              NO_VICTIMS_STATUS)
         return non_violating + violating, statuses, errs
 
     def call_extenders(self, pod: Pod, candidates: list[Candidate]
