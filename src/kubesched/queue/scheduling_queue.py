@@ -206,6 +206,8 @@ class SchedulingQueue:
                     self.plugin_events.setdefault(e.plugin, []).append(ev)
 
         self._interest: dict[ClusterEvent, bool] = {}
+        self._event_hints: dict[tuple[str, ClusterEvent],
+                                tuple[tuple[HintEntry, ...], frozenset[str]]] = {}
 
         self._active = PodHeap(self._active_key)
         self._backoff = PodHeap(self._backoff_key)
@@ -382,35 +384,52 @@ class SchedulingQueue:
     def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
                          ) -> QueueingStrategy:
         """``isPodWorthRequeuing``."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
-        if not rejectors:
+        unschedulable, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+        if not unschedulable and not pending:
             return QueueingStrategy.AFTER_BACKOFF
         if is_wildcard(event):
             if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
                 return QueueingStrategy.SKIP  # a wildcard event meant for another pod
             return QueueingStrategy.AFTER_BACKOFF
-        hint_map = self.hint_maps.get(qpi.pod.spec.scheduler_name)
-        if hint_map is None:
+        hints = self._hints_for(qpi.pod.spec.scheduler_name, event)
+        if hints is None:
             return QueueingStrategy.AFTER_BACKOFF
+        entries, plugins = hints
+        if plugins.isdisjoint(unschedulable) and plugins.isdisjoint(pending):
+            return QueueingStrategy.SKIP  # no rejecting plugin registered the event
+        rejectors = unschedulable | pending
         strategy = QueueingStrategy.SKIP
-        for reg, entries in hint_map.items():
-            if not match_cluster_events(reg, event):
+        for e in entries:
+            if e.plugin not in rejectors:
                 continue
-            for e in entries:
-                if e.plugin not in rejectors:
-                    continue
-                try:
-                    hint = e.fn(qpi.pod, old, new)
-                except Exception:  # a failing hint must not strand the pod
-                    hint = QueueingHint.QUEUE
-                if hint == QueueingHint.SKIP:
-                    continue
-                if e.plugin in qpi.pending_plugins:
-                    return QueueingStrategy.IMMEDIATELY
-                if not qpi.pending_plugins:
-                    return QueueingStrategy.AFTER_BACKOFF
-                strategy = QueueingStrategy.AFTER_BACKOFF
+            try:
+                hint = e.fn(qpi.pod, old, new)
+            except Exception:  # a failing hint must not strand the pod
+                hint = QueueingHint.QUEUE
+            if hint == QueueingHint.SKIP:
+                continue
+            if e.plugin in pending:
+                return QueueingStrategy.IMMEDIATELY
+            if not pending:
+                return QueueingStrategy.AFTER_BACKOFF
+            strategy = QueueingStrategy.AFTER_BACKOFF
         return strategy
+
+    def _hints_for(self, scheduler_name: str, event: ClusterEvent
+                   ) -> tuple[tuple[HintEntry, ...], frozenset[str]] | None:
+        """The hint entries of the profile's registered events that cover ``event``, in
+        the hint map's order, and their plugins; None for an unknown profile. Kept per
+        (profile, event): an event is checked against every unschedulable pod."""
+        key = (scheduler_name, event)
+        got = self._event_hints.get(key)
+        if got is None:
+            hint_map = self.hint_maps.get(scheduler_name)
+            if hint_map is None:
+                return None
+            entries = tuple(e for reg, es in hint_map.items()
+                            if match_cluster_events(reg, event) for e in es)
+            got = self._event_hints[key] = (entries, frozenset(e.plugin for e in entries))
+        return got
 
     def _move_pods(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any,
                    checked: bool = False) -> None:
