@@ -616,12 +616,9 @@ class SchedulingQueue:
                 h.pop()
                 self._move_to_active(head, EVENT_BACKOFF_COMPLETE, from_backoff=True)
 
-    def _leftover_candidates(self) -> list[QueuedPodInfo]:
-        """Pods the UnschedulableTimeout event can move (gated pods only if their gating
-        plugin registered the wildcard)."""
-        return [q for q in self._unschedulable.values()
-                if not q.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
-                                                          q.gating_plugin_events)]
+    # Both flush helpers run at every step of a simulation over the whole pool, so they
+    # take the oldest timestamp first: ``_to_ns`` is monotone, so the oldest pod decides
+    # whether any pod is stale, and when its first tick comes.
 
     def flush_unschedulable_pods_leftover(self) -> None:
         """``flushUnschedulablePodsLeftover`` as of the last flush tick: pods that have been in
@@ -631,18 +628,24 @@ class SchedulingQueue:
         if self._leftover_ns > 0:
             now = (now // self._leftover_ns) * self._leftover_ns
         limit = _to_ns(self.max_in_unschedulable)
+        oldest = min((q.timestamp for q in self._unschedulable.values()), default=None)
+        if oldest is None or now - _to_ns(oldest) <= limit:
+            return
         stale = [q for q in self._unschedulable.values() if now - _to_ns(q.timestamp) > limit]
-        if stale:
-            self._move_pods(stale, UNSCHEDULABLE_TIMEOUT, None, None)
+        self._move_pods(stale, UNSCHEDULABLE_TIMEOUT, None, None)
 
     def next_unschedulable_timeout(self) -> float | None:
         """The first flush tick at which ``flush_unschedulable_pods_leftover`` moves a pod,
-        or None when no pod in the unschedulable pool would ever be moved by it."""
-        cands = self._leftover_candidates()
-        if not cands:
+        or None when no pod in the unschedulable pool would ever be moved by it (gated pods
+        only if their gating plugin registered the wildcard)."""
+        oldest = min((q.timestamp for q in self._unschedulable.values()
+                      if not q.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
+                                                                q.gating_plugin_events)),
+                     default=None)
+        if oldest is None:
             return None
         limit = _to_ns(self.max_in_unschedulable)
-        x = min(_to_ns(q.timestamp) for q in cands) + limit  # must be strictly exceeded
+        x = _to_ns(oldest) + limit  # must be strictly exceeded
         if self._leftover_ns > 0:
             return (x // self._leftover_ns + 1) * self._leftover_ns / _NS
         return (x + 1) / _NS
