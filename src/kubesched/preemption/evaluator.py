@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -152,6 +152,31 @@ def _aggregate(errs: list[str]) -> str:
     return "[" + ", ".join(seen) + "]"
 
 
+class NodesAt(Sequence[NodeInfo]):
+    """``nodes[rows[k]]`` for each ``k``, without making the list: a dry run in which few
+    nodes hold lower-priority pods reads few of them."""
+
+    __slots__ = ("nodes", "rows")
+
+    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray) -> None:
+        self.nodes = nodes
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, k: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, k: int | slice) -> NodeInfo | list[NodeInfo]:
+        if isinstance(k, slice):
+            return [self.nodes[r] for r in self.rows[k].tolist()]
+        return self.nodes[int(self.rows[k])]
+
+
 class Evaluator:
     def __init__(self, plugin_name: str, handle: Handle, framework: Framework, *,
                  min_candidate_nodes_percentage: int = 10,
@@ -259,12 +284,12 @@ class Evaluator:
                   if all_nodes is self.handle.snapshot.node_infos else None)
         if by_row is not None:  # table row i is all_nodes[i]
             rows = np.flatnonzero(by_row == Code.UNSCHEDULABLE)
-            potential = [all_nodes[i] for i in rows.tolist()]
+            potential: Sequence[NodeInfo] = NodesAt(all_nodes, rows)
         else:
             codes, absent = n2s.codes(), int(n2s.absent.code)
             potential = [ni for ni in all_nodes
                          if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
-        if not potential:
+        if not len(potential):
             return [], NodeToStatus(), []
         pdbs = self.pdbs()
         offset, num = self.get_offset_and_num_candidates(len(potential))
@@ -317,9 +342,7 @@ class Evaluator:
             none = counts == 0
             names = snap.table.names
         visited = n  # positions in ``order`` visited before the loop stopped
-        for i, j in enumerate(order.tolist()):
-            if none[j]:
-                continue
+        for j in order[~none[order]].tolist():
             src = potential_nodes[j]
             if not any(self.is_preemption_allowed(src, p, pod) for p in src.pods):
                 none[j] = True
@@ -332,7 +355,7 @@ class Evaluator:
                 if len(lst) < num_candidates:
                     lst.append(c)
                 if non_violating and len(non_violating) + len(violating) >= num_candidates:
-                    visited = i + 1
+                    visited = (j - offset) % n + 1
                     break
                 continue
             if st.is_success():
