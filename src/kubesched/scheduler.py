@@ -43,6 +43,7 @@ from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
     NO_NODES_AVAILABLE,
+    AtRows,
     Diagnosis,
     FitError,
     QueuedPodInfo,
@@ -817,7 +818,7 @@ class Scheduler:
         for outcome, positions, rows in chunks:
             if not len(positions):
                 continue
-            chunk = outcome.failed_nodes(positions, [names[i] for i in rows.tolist()],
+            chunk = outcome.failed_nodes(positions, AtRows(names, rows),
                                          plugin_names, rows)
             diagnosis.node_to_status.add_failed(chunk)
             for pid, code in set(zip(chunk.plugin.tolist(), chunk.codes.tolist(), strict=True)):

@@ -107,7 +107,7 @@ class FilterOutcome:
             return Status()
         return self.failed_nodes(np.array([i]), [""], plugin_names).status(0)
 
-    def failed_nodes(self, positions: np.ndarray, names: list[str],
+    def failed_nodes(self, positions: np.ndarray, names: Sequence[str],
                      plugin_names: list[str], rows: np.ndarray | None = None) -> FailedNodes:
         """The rejected candidates at ``positions`` (their node ``names``, table ``rows``),
         in bulk."""

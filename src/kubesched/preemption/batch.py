@@ -36,7 +36,7 @@ from kubesched.framework.interface import READS_RESOURCES, FilterBatch
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeToStatus
+from kubesched.framework.types import AtRows, NodeToStatus
 from kubesched.preemption.gosort import sort_slice
 
 if TYPE_CHECKING:
@@ -226,12 +226,12 @@ class BatchDryRun:
                 errs.append(st.message())
                 statuses.set(name, st)
             quiet = sub[no_victims]
-            statuses.add_same([names[r] for r in quiet.tolist()], NO_VICTIMS_STATUS, quiet)
+            statuses.add_same(AtRows(names, quiet), NO_VICTIMS_STATUS, quiet)
             for at, outcome, where in chunk.failures:
                 keep = at < stop
                 if keep.any():
                     statuses.add_failed(outcome.failed_nodes(
-                        where[keep], [names[r] for r in sub[at[keep]].tolist()],
+                        where[keep], AtRows(names, sub[at[keep]]),
                         self.fwk.filter_names))
             if stop < len(sub):
                 break

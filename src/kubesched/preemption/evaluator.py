@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from kubesched.framework.extender import ExtenderError, Victims
 from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework.types import AtRows, Diagnosis, NodeToStatus, fit_error_message
 from kubesched.preemption.batch import BatchDryRun, VictimCache
 from kubesched.preemption.gosort import sort_slice
 from kubesched.preemption.util import (
@@ -152,31 +152,6 @@ def _aggregate(errs: list[str]) -> str:
     return "[" + ", ".join(seen) + "]"
 
 
-class NodesAt(Sequence[NodeInfo]):
-    """``nodes[rows[k]]`` for each ``k``, without making the list: a dry run in which few
-    nodes hold lower-priority pods reads few of them."""
-
-    __slots__ = ("nodes", "rows")
-
-    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray) -> None:
-        self.nodes = nodes
-        self.rows = rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, k: int) -> NodeInfo: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[NodeInfo]: ...
-
-    def __getitem__(self, k: int | slice) -> NodeInfo | list[NodeInfo]:
-        if isinstance(k, slice):
-            return [self.nodes[r] for r in self.rows[k].tolist()]
-        return self.nodes[int(self.rows[k])]
-
-
 class Evaluator:
     def __init__(self, plugin_name: str, handle: Handle, framework: Framework, *,
                  min_candidate_nodes_percentage: int = 10,
@@ -284,7 +259,7 @@ class Evaluator:
                   if all_nodes is self.handle.snapshot.node_infos else None)
         if by_row is not None:  # table row i is all_nodes[i]
             rows = np.flatnonzero(by_row == Code.UNSCHEDULABLE)
-            potential: Sequence[NodeInfo] = NodesAt(all_nodes, rows)
+            potential: Sequence[NodeInfo] = AtRows(all_nodes, rows)
         else:
             codes, absent = n2s.codes(), int(n2s.absent.code)
             potential = [ni for ni in all_nodes
@@ -367,8 +342,7 @@ class Evaluator:
         seen = order[:visited]
         seen = seen[none[seen]]
         if names is not None and rows is not None:
-            statuses.add_same([names[r] for r in rows[seen].tolist()], NO_VICTIMS_STATUS,
-                              rows[seen])
+            statuses.add_same(AtRows(names, rows[seen]), NO_VICTIMS_STATUS, rows[seen])
         else:
             statuses.add_same([potential_nodes[j].name for j in seen.tolist()],
                               NO_VICTIMS_STATUS)
