@@ -142,8 +142,9 @@ class NodeToStatus:
         for st in self._explicit.values():
             counts.update(st.reasons)
         for chunk in self._bulk:
-            ids, n = np.unique(chunk.reason_ids, return_counts=True)
-            for rid, c in zip(ids.tolist(), n.tolist(), strict=True):
+            per_id = np.bincount(chunk.reason_ids)  # ids index chunk.reasons: few, small
+            for rid in np.flatnonzero(per_id).tolist():
+                c = int(per_id[rid])
                 for r in chunk.reasons[rid]:
                     counts[r] += c
         return counts
