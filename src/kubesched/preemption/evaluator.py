@@ -302,7 +302,7 @@ class Evaluator:
         explicit: dict[str, Status] = {}
         errs: list[str] = []
         n = len(potential_nodes)
-        order = np.roll(np.arange(n), -offset) if n else np.zeros(0, dtype=np.int64)
+        order = (np.arange(n) + offset) % n if n else np.zeros(0, dtype=np.int64)
         # Nodes without a lower-priority pod get NO_VICTIMS (what select_victims_on_node
         # answers) in bulk, without copying node and state: when every pod has one
         # priority, as in the GPU traces, that is every node of every dry run. The counts

@@ -35,6 +35,7 @@ Deliberate details (see also ``docs/``):
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -105,6 +106,15 @@ class InFlightEvent:
     event: ClusterEvent
     old_obj: Any
     new_obj: Any
+
+
+_TIMESTAMP = operator.attrgetter("timestamp")
+
+
+def _leftover_movable(qpi: QueuedPodInfo) -> bool:
+    """Whether the UnschedulableTimeout event can move ``qpi`` out of the pool."""
+    return not qpi.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
+                                                    qpi.gating_plugin_events)
 
 
 def _default_hint(_pod: Any, _old: Any, _new: Any) -> QueueingHint:
@@ -616,9 +626,21 @@ class SchedulingQueue:
                 h.pop()
                 self._move_to_active(head, EVENT_BACKOFF_COMPLETE, from_backoff=True)
 
-    # Both flush helpers run at every step of a simulation over the whole pool, so they
-    # take the oldest timestamp first: ``_to_ns`` is monotone, so the oldest pod decides
-    # whether any pod is stale, and when its first tick comes.
+    # Both flush helpers run at every step of a simulation, so they read the pool's oldest
+    # timestamp first (a scan in C): ``_to_ns`` is monotone, so the oldest pod decides
+    # whether any pod is stale, and when the first tick that moves one comes.
+
+    def _oldest_timestamp(self, movable_only: bool) -> float | None:
+        """The oldest timestamp in the unschedulable pool; ``movable_only``: among the pods
+        the UnschedulableTimeout event can move (gated pods only if their gating plugin
+        registered the wildcard)."""
+        pool = self._unschedulable
+        if not pool:
+            return None
+        oldest = min(pool.values(), key=_TIMESTAMP)
+        if not movable_only or _leftover_movable(oldest):
+            return oldest.timestamp
+        return min((q.timestamp for q in pool.values() if _leftover_movable(q)), default=None)
 
     def flush_unschedulable_pods_leftover(self) -> None:
         """``flushUnschedulablePodsLeftover`` as of the last flush tick: pods that have been in
@@ -628,7 +650,7 @@ class SchedulingQueue:
         if self._leftover_ns > 0:
             now = (now // self._leftover_ns) * self._leftover_ns
         limit = _to_ns(self.max_in_unschedulable)
-        oldest = min((q.timestamp for q in self._unschedulable.values()), default=None)
+        oldest = self._oldest_timestamp(False)
         if oldest is None or now - _to_ns(oldest) <= limit:
             return
         stale = [q for q in self._unschedulable.values() if now - _to_ns(q.timestamp) > limit]
@@ -636,12 +658,8 @@ class SchedulingQueue:
 
     def next_unschedulable_timeout(self) -> float | None:
         """The first flush tick at which ``flush_unschedulable_pods_leftover`` moves a pod,
-        or None when no pod in the unschedulable pool would ever be moved by it (gated pods
-        only if their gating plugin registered the wildcard)."""
-        oldest = min((q.timestamp for q in self._unschedulable.values()
-                      if not q.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
-                                                                q.gating_plugin_events)),
-                     default=None)
+        or None when no pod in the unschedulable pool would ever be moved by it."""
+        oldest = self._oldest_timestamp(True)
         if oldest is None:
             return None
         limit = _to_ns(self.max_in_unschedulable)
