@@ -101,6 +101,10 @@ class HintEntry:
     fn: HintFn
 
 
+# A profile's hint entries covering one event, in hint-map order, and their plugins.
+_Hints = tuple[tuple[HintEntry, ...], frozenset[str]]
+
+
 @dataclass(slots=True, frozen=True)
 class InFlightEvent:
     event: ClusterEvent
@@ -216,8 +220,7 @@ class SchedulingQueue:
                     self.plugin_events.setdefault(e.plugin, []).append(ev)
 
         self._interest: dict[ClusterEvent, bool] = {}
-        self._event_hints: dict[tuple[str, ClusterEvent],
-                                tuple[tuple[HintEntry, ...], frozenset[str]]] = {}
+        self._event_hints: dict[ClusterEvent, dict[str, _Hints]] = {}
 
         self._active = PodHeap(self._active_key)
         self._backoff = PodHeap(self._backoff_key)
@@ -391,9 +394,10 @@ class SchedulingQueue:
                 match_cluster_events(reg, event) for hm in self.hint_maps.values() for reg in hm)
         return hit
 
-    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
-                         ) -> QueueingStrategy:
-        """``isPodWorthRequeuing``."""
+    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any,
+                         by_profile: Mapping[str, _Hints] | None = None) -> QueueingStrategy:
+        """``isPodWorthRequeuing``; ``by_profile``: ``_hints_by_profile(event)``, when the
+        caller has it."""
         unschedulable, pending = qpi.unschedulable_plugins, qpi.pending_plugins
         if not unschedulable and not pending:
             return QueueingStrategy.AFTER_BACKOFF
@@ -401,7 +405,9 @@ class SchedulingQueue:
             if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
                 return QueueingStrategy.SKIP  # a wildcard event meant for another pod
             return QueueingStrategy.AFTER_BACKOFF
-        hints = self._hints_for(qpi.pod.spec.scheduler_name, event)
+        if by_profile is None:
+            by_profile = self._hints_by_profile(event)
+        hints = by_profile.get(qpi.pod.spec.scheduler_name)
         if hints is None:
             return QueueingStrategy.AFTER_BACKOFF
         entries, plugins = hints
@@ -425,20 +431,17 @@ class SchedulingQueue:
             strategy = QueueingStrategy.AFTER_BACKOFF
         return strategy
 
-    def _hints_for(self, scheduler_name: str, event: ClusterEvent
-                   ) -> tuple[tuple[HintEntry, ...], frozenset[str]] | None:
-        """The hint entries of the profile's registered events that cover ``event``, in
-        the hint map's order, and their plugins; None for an unknown profile. Kept per
-        (profile, event): an event is checked against every unschedulable pod."""
-        key = (scheduler_name, event)
-        got = self._event_hints.get(key)
+    def _hints_by_profile(self, event: ClusterEvent) -> dict[str, _Hints]:
+        """Per profile, the hint entries of its registered events that cover ``event``, in
+        the hint map's order, and their plugins. Kept per event: an event is checked
+        against every unschedulable pod."""
+        got = self._event_hints.get(event)
         if got is None:
-            hint_map = self.hint_maps.get(scheduler_name)
-            if hint_map is None:
-                return None
-            entries = tuple(e for reg, es in hint_map.items()
-                            if match_cluster_events(reg, event) for e in es)
-            got = self._event_hints[key] = (entries, frozenset(e.plugin for e in entries))
+            got = self._event_hints[event] = {}
+            for name, hint_map in self.hint_maps.items():
+                entries = tuple(e for reg, es in hint_map.items()
+                                if match_cluster_events(reg, event) for e in es)
+                got[name] = (entries, frozenset(e.plugin for e in entries))
         return got
 
     def _move_pods(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any,
@@ -446,10 +449,11 @@ class SchedulingQueue:
         """``movePodsToActiveOrBackoffQueue``."""
         if not checked and not self.is_event_of_interest(event):
             return
+        by_profile = self._hints_by_profile(event)
         for qpi in pods:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
-            strategy = self._worth_requeuing(qpi, event, old, new)
+            strategy = self._worth_requeuing(qpi, event, old, new, by_profile)
             if strategy == QueueingStrategy.SKIP:
                 continue
             self._unschedulable.pop(qpi.pod.uid, None)
