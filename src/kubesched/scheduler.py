@@ -43,6 +43,7 @@ from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import (
     NO_NODES_AVAILABLE,
+    AtRows,
     Diagnosis,
     FitError,
     QueuedPodInfo,
@@ -821,10 +822,13 @@ class Scheduler:
         for outcome, positions, rows in chunks:
             if not len(positions):
                 continue
-            chunk = outcome.failed_nodes(positions, [names[i] for i in rows.tolist()],
+            chunk = outcome.failed_nodes(positions, AtRows(names, rows),
                                          plugin_names, rows)
             diagnosis.node_to_status.add_failed(chunk)
-            for pid, code in set(zip(chunk.plugin.tolist(), chunk.codes.tolist(), strict=True)):
+            # each (plugin, code) pair once: plugin indices and codes are small ints
+            pairs = np.bincount(chunk.plugin.astype(np.int64) * _CODES + chunk.codes)
+            for key in np.flatnonzero(pairs).tolist():
+                pid, code = divmod(key, _CODES)
                 diagnosis.add_plugin_status(Status(Code(code), (), plugin_names[pid]))
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
@@ -913,6 +917,9 @@ STORAGE_EVENT_RESOURCES = {
 }
 STORAGE_EVENT_ACTIONS = {ev.ActionType.ADD: "Add", ev.ActionType.UPDATE: "Update",
                          ev.ActionType.DELETE: "Delete"}
+
+
+_CODES = max(Code) + 1  # Code values are 0 .. _CODES - 1
 
 
 def _cut(ok: np.ndarray, need: int) -> int:

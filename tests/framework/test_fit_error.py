@@ -1,8 +1,10 @@
 """FitError.Error() as upstream words it (pkg/scheduler/framework/types_test.go TestFitError_Error
 and the reference's examples)."""
 
+import numpy as np
+
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, fit_error_message
+from kubesched.framework.types import AtRows, Diagnosis, NodeToStatus, fit_error_message
 
 
 def _diag(statuses: dict[str, Status], **kw) -> Diagnosis:
@@ -64,3 +66,23 @@ def test_post_filter_message_appended_without_period():
 
 def test_no_reasons_no_list():
     assert fit_error_message(0, Diagnosis()) == "0/0 nodes are available:"
+
+
+def test_statuses_recorded_in_bulk_read_as_set_one_by_one():
+    # add_same over a view of table rows (AtRows) stands for set(name, status) per name:
+    # same message, same per-node statuses, codes by row
+    names = ["n0", "n1", "n2", "n3", "n4"]
+    rows = np.array([3, 1, 4])
+    st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("No preemption victims found",))
+    bulk, one_by_one = NodeToStatus({"n0": Status(Code.UNSCHEDULABLE, ("x",))}), NodeToStatus()
+    bulk.add_same(AtRows(names, rows), st, rows)
+    one_by_one.set("n0", Status(Code.UNSCHEDULABLE, ("x",)))
+    for r in rows.tolist():
+        one_by_one.set(names[r], st)
+    assert list(AtRows(names, rows)) == ["n3", "n1", "n4"] == AtRows(names, rows)[0:3]
+    assert fit_error_message(6, Diagnosis(node_to_status=bulk)) == fit_error_message(
+        6, Diagnosis(node_to_status=one_by_one))
+    index = {n: i for i, n in enumerate(names)}
+    assert bulk.codes_by_row(index, 5).tolist() == one_by_one.codes_by_row(index, 5).tolist()
+    assert len(bulk) == 4
+    assert bulk.statuses == one_by_one.statuses

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 from _preempt_util import Env, build, make_pdb, make_pod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -138,6 +139,14 @@ def test_dry_run_matches_the_per_node_form(c: dict[str, Any]) -> None:
     assert _candidates(got[0]) == _candidates(want[0])
     assert _statuses(got[1]) == _statuses(want[1])
     assert got[2] == want[2]
+    # the per-node form told the nodes' table rows (as find_candidates does) skips the
+    # nodes without lower-priority pods through the victim cache: same answer
+    rows = np.arange(len(infos))
+    told = ev.dry_run_per_node(env.pre_filter(pod), pod, infos, pdbs, c["offset"], c["num"],
+                               rows=rows)
+    assert _candidates(told[0]) == _candidates(want[0])
+    assert _statuses(told[1]) == _statuses(want[1])
+    assert told[2] == want[2]
 
 
 @SETTINGS

@@ -515,6 +515,23 @@ def test_gated_pod_released_by_update_removing_gates():
     assert qpi.pod is open_pod and not qpi.gated and qpi.attempts == 1
 
 
+def test_leftover_tick_ignores_an_older_gated_pod():
+    # the pool's oldest pod is gated (its gate registered no wildcard): the next tick that
+    # moves a pod is the younger rejected pod's, and only that one moves
+    q, clock = make_queue(pre_enqueue=[SchedulingGates()])
+    gated = make_pod("g", gates=("example.com/gate",))
+    q.add(gated)
+    clock.advance_to(40.0)
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, q.pop(), "P")
+    assert q.next_unschedulable_timeout() == 360  # 40 + 300, strictly exceeded at tick 360
+    clock.advance_to(360)
+    q.flush_unschedulable_pods_leftover()
+    assert (q.where(gated.uid), q.where(pod.uid)) == (GATED, ACTIVE)
+    assert q.next_unschedulable_timeout() is None
+
+
 def test_gated_pod_not_reconsidered_for_events_its_gate_ignores():
     """movePodsToActiveOrBackoffQueue skips a gated pod unless the gating plugin registered
     the event: PreEnqueue is not even re-run for the wildcard UnschedulableTimeout."""

@@ -90,6 +90,11 @@ def _point(name: str) -> Callable[[F], F]:
 
 NOT_YET_IMPLEMENTED: frozenset[str] = frozenset()
 
+# The codes a Filter plugin rejects a node with, as a lookup over code values (numpy compares
+# an array with an IntEnum member several times slower than with a lookup or an int).
+_REJECTING = np.zeros(max(Code) + 1, dtype=bool)
+_REJECTING[[Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING]] = True
+
 
 @dataclass(slots=True)
 class FilterOutcome:
@@ -107,7 +112,7 @@ class FilterOutcome:
             return Status()
         return self.failed_nodes(np.array([i]), [""], plugin_names).status(0)
 
-    def failed_nodes(self, positions: np.ndarray, names: list[str],
+    def failed_nodes(self, positions: np.ndarray, names: Sequence[str],
                      plugin_names: list[str], rows: np.ndarray | None = None) -> FailedNodes:
         """The rejected candidates at ``positions`` (their node ``names``, table ``rows``),
         in bulk."""
@@ -411,8 +416,7 @@ class Framework:
             if not failed.any():
                 continue
             bad = res_codes[failed]
-            if ((bad != Code.UNSCHEDULABLE) & (bad != Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                    & (bad != Code.PENDING)).any():
+            if not _REJECTING[bad].all():
                 j = int(np.flatnonzero(failed)[0])
                 msg = ", ".join(res_reasons[int(res_rids[j])]) if res_reasons else ""
                 raise PluginError(f'running "{p.name}" filter plugin: {msg}')

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, overload
 
 import numpy as np
 
@@ -34,12 +36,44 @@ class QueuedPodInfo:
         return bool(self.gating_plugin)
 
 
+T = TypeVar("T")
+
+
+class AtRows(Sequence[T]):
+    """``items[rows[k]]`` for each ``k``, without making the list: per-node lists (names,
+    NodeInfos) of table rows that are mostly never read one by one."""
+
+    __slots__ = ("items", "rows")
+
+    def __init__(self, items: Sequence[T], rows: np.ndarray) -> None:
+        self.items = items
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, k: int) -> T: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[T]: ...
+
+    def __getitem__(self, k: int | slice) -> T | list[T]:
+        if isinstance(k, slice):
+            return [self.items[r] for r in self.rows[k].tolist()]
+        return self.items[int(self.rows[k])]
+
+    def __iter__(self) -> Iterator[T]:
+        items = self.items
+        return (items[r] for r in self.rows.tolist())
+
+
 @dataclass(slots=True)
 class FailedNodes:
     """Filter failures of many nodes as the batch filter found them: parallel arrays, turned
     into Status objects only when someone asks for one node's status."""
 
-    names: list[str]  # node names, aligned with the arrays
+    names: Sequence[str]  # node names, aligned with the arrays
     codes: np.ndarray
     plugin: np.ndarray  # index into plugin_names
     reason_ids: np.ndarray  # index into reasons
@@ -86,6 +120,15 @@ class NodeToStatus:
         if len(chunk.names):
             self._bulk.append(chunk)
 
+    def add_same(self, names: Sequence[str], status: Status, rows: np.ndarray | None = None
+                 ) -> None:
+        """``set(name, status)`` for every name (distinct, none listed yet), in bulk: the
+        preemption dry run gives most nodes one same status."""
+        n = len(names)
+        zeros = np.zeros(n, dtype=np.int64)
+        self.add_failed(FailedNodes(names, np.full(n, int(status.code), dtype=np.int8), zeros,
+                                    zeros, [status.reasons], [status.plugin], rows))
+
     def __len__(self) -> int:
         if self._explicit and self._bulk:  # a node may be in both: count it once
             return len(self.statuses)
@@ -99,8 +142,9 @@ class NodeToStatus:
         for st in self._explicit.values():
             counts.update(st.reasons)
         for chunk in self._bulk:
-            ids, n = np.unique(chunk.reason_ids, return_counts=True)
-            for rid, c in zip(ids.tolist(), n.tolist(), strict=True):
+            per_id = np.bincount(chunk.reason_ids)  # ids index chunk.reasons: few, small
+            for rid in np.flatnonzero(per_id).tolist():
+                c = int(per_id[rid])
                 for r in chunk.reasons[rid]:
                     counts[r] += c
         return counts

@@ -36,7 +36,7 @@ from kubesched.framework.interface import READS_RESOURCES, FilterBatch
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import NodeToStatus
+from kubesched.framework.types import AtRows, NodeToStatus
 from kubesched.preemption.gosort import sort_slice
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ class BatchDryRun:
             ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """``Evaluator.dry_run_preemption`` for the nodes at ``rows`` (in dry-run order)."""
         from kubesched.framework.extender import Victims
-        from kubesched.preemption.evaluator import NO_VICTIMS, Candidate
+        from kubesched.preemption.evaluator import NO_VICTIMS_STATUS, Candidate
 
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
@@ -198,14 +198,15 @@ class BatchDryRun:
             passed += len(chunk.passing)
             self.cache.pass_rate = passed / visited
             stop = len(sub)
+            no_victims: list[int] = []
             for k, row in enumerate(sub.tolist()):
                 res = chunk.results[k]
                 if res is _FAILED:
                     continue  # a filter status, recorded in bulk below
-                name = names[row]
                 if res is _NO_VICTIMS:
-                    statuses.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
+                    no_victims.append(k)  # recorded in bulk below
                     continue
+                name = names[row]
                 if res is _FITS:  # reprieve this node and the next ones that may be needed
                     self._reprieve(chunk, k, num_candidates - len(non_violating)
                                    - len(violating))
@@ -224,11 +225,13 @@ class BatchDryRun:
                 st = Status(Code.ERROR, (f'expected at least one victim pod on node "{name}"',))
                 errs.append(st.message())
                 statuses.set(name, st)
+            quiet = sub[no_victims]
+            statuses.add_same(AtRows(names, quiet), NO_VICTIMS_STATUS, quiet)
             for at, outcome, where in chunk.failures:
                 keep = at < stop
                 if keep.any():
                     statuses.add_failed(outcome.failed_nodes(
-                        where[keep], [names[r] for r in sub[at[keep]].tolist()],
+                        where[keep], AtRows(names, sub[at[keep]]),
                         self.fwk.filter_names))
             if stop < len(sub):
                 break

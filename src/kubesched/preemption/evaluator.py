@@ -37,7 +37,7 @@ from kubesched.framework.extender import ExtenderError, Victims
 from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code, Status
-from kubesched.framework.types import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework.types import AtRows, Diagnosis, NodeToStatus, fit_error_message
 from kubesched.preemption.batch import BatchDryRun, VictimCache
 from kubesched.preemption.gosort import sort_slice
 from kubesched.preemption.util import (
@@ -60,6 +60,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 NO_CANDIDATE = "no candidate node for preemption"
+NO_VICTIMS_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))  # never mutated
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
@@ -257,13 +258,13 @@ class Evaluator:
         by_row = (n2s.codes_by_row(table.index, table.size)
                   if all_nodes is self.handle.snapshot.node_infos else None)
         if by_row is not None:  # table row i is all_nodes[i]
-            rows = np.flatnonzero(by_row == Code.UNSCHEDULABLE)
-            potential = [all_nodes[i] for i in rows.tolist()]
+            rows = np.flatnonzero(by_row == int(Code.UNSCHEDULABLE))  # an int: faster
+            potential: Sequence[NodeInfo] = AtRows(all_nodes, rows)
         else:
             codes, absent = n2s.codes(), int(n2s.absent.code)
             potential = [ni for ni in all_nodes
                          if codes.get(ni.name, absent) == Code.UNSCHEDULABLE]
-        if not potential:
+        if not len(potential):
             return [], NodeToStatus(), []
         pdbs = self.pdbs()
         offset, num = self.get_offset_and_num_candidates(len(potential))
@@ -286,37 +287,40 @@ class Evaluator:
                                    pdbs).run(rows, num_candidates)
             except PluginError:
                 pass  # the per-node form words the errors as upstream does
-        has_victims = None
-        if given is not None and self._victim_cache is not None:
-            # Lower-priority pods per node, from the cache the batch form keeps: a node
-            # with none has no victims, whatever is_eligible_pod says.
-            snap = self.handle.snapshot
-            counts, _ = self._victim_cache.lookup(snap.table, snap.node_infos, given,
-                                                  pod.priority)
-            has_victims = counts > 0
         return self.dry_run_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates,
-                                     has_victims=has_victims)
+                                     rows=given)
 
     def dry_run_per_node(self, state: CycleState, pod: Pod,
                          potential_nodes: Sequence[NodeInfo], pdbs: Sequence[PDBView],
-                         offset: int, num_candidates: int, *,
-                         has_victims: np.ndarray | None = None
+                         offset: int, num_candidates: int, *, rows: np.ndarray | None = None
                          ) -> tuple[list[Candidate], NodeToStatus, list[str]]:
         """``dry_run_preemption`` as upstream: ``select_victims_on_node`` on a copy of each
-        node in turn (the reference the batch form is checked against). ``has_victims``:
-        per potential node, False when it holds no pod of lower priority than ``pod``."""
+        node in turn (the reference the batch form is checked against). ``rows``: the
+        snapshot table's rows of ``potential_nodes``, when the caller knows them."""
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        statuses = NodeToStatus()
+        explicit: dict[str, Status] = {}
         errs: list[str] = []
         n = len(potential_nodes)
-        for i in range(n):
-            j = (offset + i) % n
+        order = (np.arange(n) + offset) % n if n else np.zeros(0, dtype=np.int64)
+        # Nodes without a lower-priority pod get NO_VICTIMS (what select_victims_on_node
+        # answers) in bulk, without copying node and state: when every pod has one
+        # priority, as in the GPU traces, that is every node of every dry run. The counts
+        # come from the batch form's cache when the rows are known (a node with no
+        # lower-priority pod has no victims, whatever is_eligible_pod says).
+        none = np.zeros(n, dtype=bool)
+        names: list[str] | None = None
+        if rows is not None and self._victim_cache is not None:
+            snap = self.handle.snapshot
+            counts, _ = self._victim_cache.lookup(snap.table, snap.node_infos, rows,
+                                                  pod.priority)
+            none = counts == 0
+            names = snap.table.names
+        visited = n  # positions in ``order`` visited before the loop stopped
+        for j in order[~none[order]].tolist():
             src = potential_nodes[j]
-            if ((has_victims is not None and not has_victims[j])
-                    or not any(self.is_preemption_allowed(src, p, pod) for p in src.pods)):
-                # what select_victims_on_node answers, without copying node and state
-                statuses.set(src.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,)))
+            if not any(self.is_preemption_allowed(src, p, pod) for p in src.pods):
+                none[j] = True
                 continue
             ni = src.clone()
             victims, num_viol, st = self.select_victims_on_node(state.clone(), pod, ni, pdbs)
@@ -326,13 +330,22 @@ class Evaluator:
                 if len(lst) < num_candidates:
                     lst.append(c)
                 if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    visited = (j - offset) % n + 1
                     break
                 continue
             if st.is_success():
                 st = Status(Code.ERROR, (f'expected at least one victim pod on node "{ni.name}"',))
             if st.code == Code.ERROR:
                 errs.append(st.message())
-            statuses.set(ni.name, st)
+            explicit[ni.name] = st
+        statuses = NodeToStatus(explicit)
+        seen = order[:visited]
+        seen = seen[none[seen]]
+        if names is not None and rows is not None:
+            statuses.add_same(AtRows(names, rows[seen]), NO_VICTIMS_STATUS, rows[seen])
+        else:
+            statuses.add_same([potential_nodes[j].name for j in seen.tolist()],
+                              NO_VICTIMS_STATUS)
         return non_violating + violating, statuses, errs
 
     def call_extenders(self, pod: Pod, candidates: list[Candidate]

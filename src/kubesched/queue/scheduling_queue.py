@@ -35,6 +35,7 @@ Deliberate details (see also ``docs/``):
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -100,11 +101,24 @@ class HintEntry:
     fn: HintFn
 
 
+# A profile's hint entries covering one event, in hint-map order, and their plugins.
+_Hints = tuple[tuple[HintEntry, ...], frozenset[str]]
+
+
 @dataclass(slots=True, frozen=True)
 class InFlightEvent:
     event: ClusterEvent
     old_obj: Any
     new_obj: Any
+
+
+_TIMESTAMP = operator.attrgetter("timestamp")
+
+
+def _leftover_movable(qpi: QueuedPodInfo) -> bool:
+    """Whether the UnschedulableTimeout event can move ``qpi`` out of the pool."""
+    return not qpi.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
+                                                    qpi.gating_plugin_events)
 
 
 def _default_hint(_pod: Any, _old: Any, _new: Any) -> QueueingHint:
@@ -206,6 +220,7 @@ class SchedulingQueue:
                     self.plugin_events.setdefault(e.plugin, []).append(ev)
 
         self._interest: dict[ClusterEvent, bool] = {}
+        self._event_hints: dict[ClusterEvent, dict[str, _Hints]] = {}
 
         self._active = PodHeap(self._active_key)
         self._backoff = PodHeap(self._backoff_key)
@@ -379,48 +394,66 @@ class SchedulingQueue:
                 match_cluster_events(reg, event) for hm in self.hint_maps.values() for reg in hm)
         return hit
 
-    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
-                         ) -> QueueingStrategy:
-        """``isPodWorthRequeuing``."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
-        if not rejectors:
+    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any,
+                         by_profile: Mapping[str, _Hints] | None = None) -> QueueingStrategy:
+        """``isPodWorthRequeuing``; ``by_profile``: ``_hints_by_profile(event)``, when the
+        caller has it."""
+        unschedulable, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+        if not unschedulable and not pending:
             return QueueingStrategy.AFTER_BACKOFF
         if is_wildcard(event):
             if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
                 return QueueingStrategy.SKIP  # a wildcard event meant for another pod
             return QueueingStrategy.AFTER_BACKOFF
-        hint_map = self.hint_maps.get(qpi.pod.spec.scheduler_name)
-        if hint_map is None:
+        if by_profile is None:
+            by_profile = self._hints_by_profile(event)
+        hints = by_profile.get(qpi.pod.spec.scheduler_name)
+        if hints is None:
             return QueueingStrategy.AFTER_BACKOFF
+        entries, plugins = hints
+        if plugins.isdisjoint(unschedulable) and plugins.isdisjoint(pending):
+            return QueueingStrategy.SKIP  # no rejecting plugin registered the event
+        rejectors = unschedulable | pending
         strategy = QueueingStrategy.SKIP
-        for reg, entries in hint_map.items():
-            if not match_cluster_events(reg, event):
+        for e in entries:
+            if e.plugin not in rejectors:
                 continue
-            for e in entries:
-                if e.plugin not in rejectors:
-                    continue
-                try:
-                    hint = e.fn(qpi.pod, old, new)
-                except Exception:  # a failing hint must not strand the pod
-                    hint = QueueingHint.QUEUE
-                if hint == QueueingHint.SKIP:
-                    continue
-                if e.plugin in qpi.pending_plugins:
-                    return QueueingStrategy.IMMEDIATELY
-                if not qpi.pending_plugins:
-                    return QueueingStrategy.AFTER_BACKOFF
-                strategy = QueueingStrategy.AFTER_BACKOFF
+            try:
+                hint = e.fn(qpi.pod, old, new)
+            except Exception:  # a failing hint must not strand the pod
+                hint = QueueingHint.QUEUE
+            if hint == QueueingHint.SKIP:
+                continue
+            if e.plugin in pending:
+                return QueueingStrategy.IMMEDIATELY
+            if not pending:
+                return QueueingStrategy.AFTER_BACKOFF
+            strategy = QueueingStrategy.AFTER_BACKOFF
         return strategy
+
+    def _hints_by_profile(self, event: ClusterEvent) -> dict[str, _Hints]:
+        """Per profile, the hint entries of its registered events that cover ``event``, in
+        the hint map's order, and their plugins. Kept per event: an event is checked
+        against every unschedulable pod."""
+        got = self._event_hints.get(event)
+        if got is None:
+            got = self._event_hints[event] = {}
+            for name, hint_map in self.hint_maps.items():
+                entries = tuple(e for reg, es in hint_map.items()
+                                if match_cluster_events(reg, event) for e in es)
+                got[name] = (entries, frozenset(e.plugin for e in entries))
+        return got
 
     def _move_pods(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any,
                    checked: bool = False) -> None:
         """``movePodsToActiveOrBackoffQueue``."""
         if not checked and not self.is_event_of_interest(event):
             return
+        by_profile = self._hints_by_profile(event)
         for qpi in pods:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
-            strategy = self._worth_requeuing(qpi, event, old, new)
+            strategy = self._worth_requeuing(qpi, event, old, new, by_profile)
             if strategy == QueueingStrategy.SKIP:
                 continue
             self._unschedulable.pop(qpi.pod.uid, None)
@@ -597,12 +630,21 @@ class SchedulingQueue:
                 h.pop()
                 self._move_to_active(head, EVENT_BACKOFF_COMPLETE, from_backoff=True)
 
-    def _leftover_candidates(self) -> list[QueuedPodInfo]:
-        """Pods the UnschedulableTimeout event can move (gated pods only if their gating
-        plugin registered the wildcard)."""
-        return [q for q in self._unschedulable.values()
-                if not q.gated or match_any_cluster_event(UNSCHEDULABLE_TIMEOUT,
-                                                          q.gating_plugin_events)]
+    # Both flush helpers run at every step of a simulation, so they read the pool's oldest
+    # timestamp first (a scan in C): ``_to_ns`` is monotone, so the oldest pod decides
+    # whether any pod is stale, and when the first tick that moves one comes.
+
+    def _oldest_timestamp(self, movable_only: bool) -> float | None:
+        """The oldest timestamp in the unschedulable pool; ``movable_only``: among the pods
+        the UnschedulableTimeout event can move (gated pods only if their gating plugin
+        registered the wildcard)."""
+        pool = self._unschedulable
+        if not pool:
+            return None
+        oldest = min(pool.values(), key=_TIMESTAMP)
+        if not movable_only or _leftover_movable(oldest):
+            return oldest.timestamp
+        return min((q.timestamp for q in pool.values() if _leftover_movable(q)), default=None)
 
     def flush_unschedulable_pods_leftover(self) -> None:
         """``flushUnschedulablePodsLeftover`` as of the last flush tick: pods that have been in
@@ -612,18 +654,20 @@ class SchedulingQueue:
         if self._leftover_ns > 0:
             now = (now // self._leftover_ns) * self._leftover_ns
         limit = _to_ns(self.max_in_unschedulable)
+        oldest = self._oldest_timestamp(False)
+        if oldest is None or now - _to_ns(oldest) <= limit:
+            return
         stale = [q for q in self._unschedulable.values() if now - _to_ns(q.timestamp) > limit]
-        if stale:
-            self._move_pods(stale, UNSCHEDULABLE_TIMEOUT, None, None)
+        self._move_pods(stale, UNSCHEDULABLE_TIMEOUT, None, None)
 
     def next_unschedulable_timeout(self) -> float | None:
         """The first flush tick at which ``flush_unschedulable_pods_leftover`` moves a pod,
         or None when no pod in the unschedulable pool would ever be moved by it."""
-        cands = self._leftover_candidates()
-        if not cands:
+        oldest = self._oldest_timestamp(True)
+        if oldest is None:
             return None
         limit = _to_ns(self.max_in_unschedulable)
-        x = min(_to_ns(q.timestamp) for q in cands) + limit  # must be strictly exceeded
+        x = _to_ns(oldest) + limit  # must be strictly exceeded
         if self._leftover_ns > 0:
             return (x // self._leftover_ns + 1) * self._leftover_ns / _NS
         return (x + 1) / _NS

@@ -274,7 +274,15 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             mask = np.zeros(n, dtype=np.int64)
             for bit, fail in enumerate(fails):
                 mask |= fail.astype(np.int64) << bit
-            uniq, inverse = np.unique(mask[failing], return_inverse=True)
+            masks = mask[failing]
+            if len(fails) <= 16:  # np.unique's answer by counting: cheaper than a sort
+                present = np.bincount(masks)
+                uniq = np.flatnonzero(present)
+                inverse = np.zeros(len(present), dtype=np.int64)
+                inverse[uniq] = np.arange(len(uniq))
+                inverse = inverse[masks]
+            else:
+                uniq, inverse = np.unique(masks, return_inverse=True)
             out.reasons = [tuple(r for b, r in enumerate(all_reasons) if int(m) >> b & 1)
                            for m in uniq.tolist()]
             out.reason_ids[failing] = inverse.reshape(-1)
