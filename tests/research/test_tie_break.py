@@ -4,12 +4,21 @@ random permutation's entry), as the NodeOrder scores."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from kubesched.api.scenario import load_scenario_docs
 from kubesched.backends.sim.cluster import SimCluster
-from kubesched.research.openb import ORDER_LABEL, TraceNode, TracePod, node_order, scenario_docs
+from kubesched.research.openb import (
+    ORDER_LABEL,
+    OpenbSpec,
+    TraceNode,
+    TracePod,
+    load_openb,
+    node_order,
+    scenario_docs,
+)
 from kubesched.research.policies import ORDER_BASE, POLICY_WEIGHT, order_digits
 from kubesched.research.run import scheduler_config
 
@@ -67,3 +76,17 @@ def test_cpu_pods_under_gpu_policies_fill_the_first_node() -> None:
     for policy in ("GpuPacking", "GpuClustering"):
         got = _placements(policy, {"n0": 1, "n1": 2, "n2": 0}, pods)
         assert got == ["n2", "n2", "n0"]
+
+
+def test_load_openb_labels_every_node_with_its_place(tmp_path: Path) -> None:
+    (tmp_path / "openb_node_list_gpu_node.csv").write_text(
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        + "".join(f"n{i},32000,65536,2,T4\n" for i in range(5)))
+    (tmp_path / "openb_pod_list_default.csv").write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,500\n")
+    sc, _trace, _nodes = load_openb(OpenbSpec(tmp_path, seed=3))
+    places = sorted(int(n.labels[ORDER_LABEL]) for n in sc.nodes)
+    assert places == [0, 1, 2, 3, 4]
+    again, _t, _n = load_openb(OpenbSpec(tmp_path, seed=3))
+    assert ([n.labels[ORDER_LABEL] for n in again.nodes]
+            == [n.labels[ORDER_LABEL] for n in sc.nodes])
