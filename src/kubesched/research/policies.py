@@ -151,22 +151,44 @@ def typical_to_args(typical: list[TypicalPod]) -> list[dict[str, Any]]:
              "gpuModel": t.pod.models, "freq": t.freq} for t in typical]
 
 
+# GetNodePodFrag's classes, indexed as FragRatioDataMap (pkg/utils/frag.go)
+Q1_LACK_BOTH, Q2_LACK_GPU, Q3_SATISFIED, Q4_LACK_CPU, XL_SATISFIED, XR_LACK_CPU, NO_ACCESS = \
+    range(7)
+_FRAG_CLASSES = (Q1_LACK_BOTH, Q2_LACK_GPU, Q4_LACK_CPU, XL_SATISFIED, XR_LACK_CPU, NO_ACCESS)
+
+
+def frag_class(node: NodeGpu, pod: PodGpu) -> int:
+    """GetNodePodFrag: how ``pod`` fits ``node`` (Q3: it does)."""
+    cpu_ok = node.cpu_left >= pod.cpu
+    if pod.milli == 0:
+        return XL_SATISFIED if cpu_ok else XR_LACK_CPU
+    if not accessible(node.model, pod.models):
+        return NO_ACCESS
+    if can_host(node.left, pod):
+        return Q3_SATISFIED if cpu_ok else Q4_LACK_CPU
+    return Q2_LACK_GPU if cpu_ok else Q1_LACK_BOTH
+
+
 def frag_amount(node: NodeGpu, typical: list[TypicalPod]) -> float:
     """NodeGpuShareFragAmountScore: the node's free milli-GPU expected to be unusable by
     the next pod drawn from ``typical`` (every frag class but Q3; in Q3, the GPUs too small
-    for that pod)."""
+    for that pod, counted as Q2). Summed as the Go code sums, per class then over the
+    classes: FGD's score truncates a sigmoid of the difference of two such sums, and where
+    that difference is 0 in exact arithmetic (a pod that changes no GPU) another order of
+    additions leaves ±1e-13 and turns a 50 into a 49."""
     total = sum(node.left)
-    out = 0.0
+    data = [0.0] * 7
     for t in typical:
-        p = t.pod
-        if p.milli == 0:  # XL / XR: a CPU pod can use no GPU, all of it counts
-            out += t.freq * total
-            continue
-        if (accessible(node.model, p.models) and can_host(node.left, p)
-                and node.cpu_left >= p.cpu):
-            out += t.freq * sum(v for v in node.left if v < p.milli)
-        else:  # Q1, Q2, Q4, no access
-            out += t.freq * total
+        k = frag_class(node, t.pod)
+        if k == Q3_SATISFIED:
+            small = sum(v for v in node.left if v < t.pod.milli)
+            data[Q2_LACK_GPU] += t.freq * small
+            data[Q3_SATISFIED] += t.freq * (total - small)
+        else:
+            data[k] += t.freq * total
+    out = 0.0
+    for k in _FRAG_CLASSES:
+        out += data[k]
     return out
 
 
