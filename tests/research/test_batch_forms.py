@@ -1,5 +1,6 @@
-"""The batch forms of GpuShare's Filter and the policies' Score agree with the per-node
-forms on random clusters (shared GPUs, several models, nodes without GPUs)."""
+"""The batch forms of GpuShare's Filter and of the policies' and the tie-break's Score
+agree with the per-node forms on random clusters (shared GPUs, several models, nodes
+without GPUs)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from kubesched.research.gpushare import GpuShare
 from kubesched.research.openb import OpenbSpec, load_openb
-from kubesched.research.policies import POLICIES, typical_pods, typical_to_args
+from kubesched.research.policies import POLICIES, TIE_BREAK, typical_pods, typical_to_args
 from kubesched.testing import assert_forms_agree
 
 HEADER = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
@@ -43,7 +44,7 @@ def write(tmp: Path, seed: int) -> Path:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("plugin", ["GpuShare", *POLICIES])
+@pytest.mark.parametrize("plugin", ["GpuShare", *POLICIES, *TIE_BREAK])
 def test_batch_forms_agree_with_per_node_forms(tmp_path: Path, plugin: str,
                                                seed: int) -> None:
     sc, trace, _nodes = load_openb(OpenbSpec(write(tmp_path, seed), order="replay"))
@@ -56,5 +57,6 @@ def test_batch_forms_agree_with_per_node_forms(tmp_path: Path, plugin: str,
     args = {"typicalPods": typical}
     for p in pods[35:]:
         obj = (GpuShare({"gpuSelMethod": "best"}) if plugin == "GpuShare"
+               else TIE_BREAK[plugin][0](args) if plugin in TIE_BREAK
                else POLICIES[plugin](args))
         assert_forms_agree(obj, sc, p.key)

@@ -115,3 +115,24 @@ def test_gpu_choice_helpers() -> None:
     after = subtract(node, HALF)
     assert after is not None and after.left == (700, 1000, 100, 1000)
     assert after.cpu_left == 60000
+
+
+def test_fgd_sums_fragments_per_class_as_the_simulator_does() -> None:
+    # Four CPU-only typical pods (19, 4, 7 and 11 of 41): every free milli of the node is a
+    # fragment for each, before and after a 4-core pod, so the change is 0 in exact
+    # arithmetic. The simulator sums per class (FragRatioDataMap: Q1, Q2, Q3, Q4, XL, XR,
+    # NA), then the classes but Q3: after the pod, the 16-core typical pod moves from XL to
+    # XR, the additions regroup, and the difference is not 0 in float64.
+    f = [19 / 41, 4 / 41, 7 / 41, 11 / 41]
+    cpus = [2000, 16000, 8000, 4000]
+    typical = [TypicalPod(PodGpu(c, 0, 0), w) for c, w in zip(cpus, f, strict=True)]
+    node = NodeGpu(cpu_left=16000, left=(300, 300, 190, 190, 1000, 1000, 500, 0))
+    t = 3480.0  # free milli
+    before = 0.0 + ((((0.0 + f[0] * t) + f[1] * t) + f[2] * t) + f[3] * t)  # all XL
+    xl_after = ((0.0 + f[0] * t) + f[2] * t) + f[3] * t
+    after = (0.0 + xl_after) + (0.0 + f[1] * t)  # XL, then XR
+    assert frag_amount(node, typical) == before
+    assert frag_amount(NodeGpu(12000, node.left), typical) == after
+    expected = int(1 / (1 + math.exp(-(before - after) / 1000)) * 100)
+    assert before != after and expected == 49
+    assert FragModel(typical).score(node, PodGpu(4000, 0, 0))[0] == expected

@@ -40,6 +40,10 @@ TIME_COLUMNS = ("creation_time", "deletion_time", "scheduled_time")
 TRACES = ("default", "cpu200", "gpushare100", "multigpu50")
 NAMESPACE = "openb"
 MAX_PODS = "1001"  # the simulator's node YAML
+# The simulator renames every node "<%04d>-<name>" with its entry of a random permutation
+# and breaks ties between top-scoring nodes by the smallest name: that entry, kept here as
+# a label, is the node's place in the tie-break order (research.policies.NodeOrder).
+ORDER_LABEL = "openb/order"
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,12 +188,15 @@ def total_gpu_milli(nodes: Sequence[TraceNode]) -> int:
 
 
 def paper_workload(pods: Sequence[TracePod], nodes: Sequence[TraceNode], *, ratio: float,
-                   seed: int, shuffle: bool = True) -> list[TracePod]:
+                   seed: int, shuffle: bool = True,
+                   rng: random.Random | None = None) -> list[TracePod]:
     """The simulator's SortClusterPods (shufflePod) then TunePodsByNodeTotalResource.
 
-    Same procedure, another generator: Python's ``random.Random(seed)`` where the simulator
+    Same procedure, another generator: Python's ``random.Random(seed)`` (or ``rng``, to go
+    on drawing from it as the simulator's one math/rand stream does) where the simulator
     uses Go's math/rand, so a seed draws a different (equally distributed) workload."""
-    rng = random.Random(seed)
+    if rng is None:
+        rng = random.Random(seed)
     by_name = sorted(pods, key=lambda p: p.name)
     order = list(by_name)
     if shuffle:
@@ -215,11 +222,22 @@ def paper_workload(pods: Sequence[TracePod], nodes: Sequence[TraceNode], *, rati
     return order
 
 
+def node_order(nodes: Sequence[TraceNode], rng: random.Random) -> dict[str, int]:
+    """syncClusterResourceList's renaming: nodes sorted by name, node ``i`` prefixed with
+    ``perm[i]`` of a random permutation. Returns each node's ``perm`` entry."""
+    names = sorted(n.name for n in nodes)
+    perm = list(range(len(names)))
+    rng.shuffle(perm)
+    return dict(zip(names, perm, strict=True))
+
+
 # --------------------------------------------------------------------- to a scenario
 
 
-def node_doc(n: TraceNode) -> dict[str, Any]:
+def node_doc(n: TraceNode, order: int | None = None) -> dict[str, Any]:
     labels = {"kubernetes.io/hostname": n.name, "kubernetes.io/os": "linux"}
+    if order is not None:
+        labels[ORDER_LABEL] = f"{order:04d}"
     res = {"cpu": f"{n.cpu_milli}m", "memory": f"{n.memory_mib}Mi", "pods": MAX_PODS}
     if n.gpus:
         res[GPU_COUNT] = str(n.gpus)
@@ -272,8 +290,10 @@ def timed(pods: Sequence[TracePod]) -> list[tuple[TracePod, float | None, float 
 
 
 def scenario_docs(nodes: Sequence[TraceNode], pods: Sequence[TracePod], *,
-                  order: str = "paper") -> list[dict[str, Any]]:
-    docs = [node_doc(n) for n in nodes]
+                  order: str = "paper",
+                  ranks: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The scenario's objects; ``ranks``: each node's place in the tie-break order."""
+    docs = [node_doc(n, None if ranks is None else ranks.get(n.name)) for n in nodes]
     if order == "paper":
         docs += [pod_doc(p, float(i), None) for i, p in enumerate(pods)]
     else:
@@ -342,11 +362,14 @@ def parse_spec(text: str, data: Path | None = None) -> OpenbSpec:
 def load_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION
                ) -> tuple[Scenario, list[TracePod], list[TraceNode]]:
     """The scenario of ``spec`` as Kubernetes ``release`` loads it, with the trace's pods
-    as read (FGD's target workload) and its nodes."""
+    as read (FGD's target workload) and its nodes. As in the simulator, one generator draws
+    the workload, then the nodes' tie-break order."""
     nodes = read_nodes(spec.node_file)
     trace = read_pods(spec.pod_file)
-    pods = (paper_workload(trace, nodes, ratio=spec.ratio, seed=spec.seed)
+    rng = random.Random(spec.seed)
+    pods = (paper_workload(trace, nodes, ratio=spec.ratio, seed=spec.seed, rng=rng)
             if spec.order == "paper" else trace)
-    sc = load_scenario_docs(scenario_docs(nodes, pods, order=spec.order), str(spec.pod_file),
-                            release=release)
+    ranks = node_order(nodes, rng)
+    sc = load_scenario_docs(scenario_docs(nodes, pods, order=spec.order, ranks=ranks),
+                            str(spec.pod_file), release=release)
     return sc, trace, nodes

@@ -44,6 +44,7 @@ from kubesched.research.gpushare import (
     subtract,
     with_pod_on,
 )
+from kubesched.research.openb import ORDER_LABEL
 
 # ------------------------------------------------------------------------ batch forms
 
@@ -150,22 +151,44 @@ def typical_to_args(typical: list[TypicalPod]) -> list[dict[str, Any]]:
              "gpuModel": t.pod.models, "freq": t.freq} for t in typical]
 
 
+# GetNodePodFrag's classes, indexed as FragRatioDataMap (pkg/utils/frag.go)
+Q1_LACK_BOTH, Q2_LACK_GPU, Q3_SATISFIED, Q4_LACK_CPU, XL_SATISFIED, XR_LACK_CPU, NO_ACCESS = \
+    range(7)
+_FRAG_CLASSES = (Q1_LACK_BOTH, Q2_LACK_GPU, Q4_LACK_CPU, XL_SATISFIED, XR_LACK_CPU, NO_ACCESS)
+
+
+def frag_class(node: NodeGpu, pod: PodGpu) -> int:
+    """GetNodePodFrag: how ``pod`` fits ``node`` (Q3: it does)."""
+    cpu_ok = node.cpu_left >= pod.cpu
+    if pod.milli == 0:
+        return XL_SATISFIED if cpu_ok else XR_LACK_CPU
+    if not accessible(node.model, pod.models):
+        return NO_ACCESS
+    if can_host(node.left, pod):
+        return Q3_SATISFIED if cpu_ok else Q4_LACK_CPU
+    return Q2_LACK_GPU if cpu_ok else Q1_LACK_BOTH
+
+
 def frag_amount(node: NodeGpu, typical: list[TypicalPod]) -> float:
     """NodeGpuShareFragAmountScore: the node's free milli-GPU expected to be unusable by
     the next pod drawn from ``typical`` (every frag class but Q3; in Q3, the GPUs too small
-    for that pod)."""
+    for that pod, counted as Q2). Summed as the Go code sums, per class then over the
+    classes: FGD's score truncates a sigmoid of the difference of two such sums, and where
+    that difference is 0 in exact arithmetic (a pod that changes no GPU) another order of
+    additions leaves ±1e-13 and turns a 50 into a 49."""
     total = sum(node.left)
-    out = 0.0
+    data = [0.0] * 7
     for t in typical:
-        p = t.pod
-        if p.milli == 0:  # XL / XR: a CPU pod can use no GPU, all of it counts
-            out += t.freq * total
-            continue
-        if (accessible(node.model, p.models) and can_host(node.left, p)
-                and node.cpu_left >= p.cpu):
-            out += t.freq * sum(v for v in node.left if v < p.milli)
-        else:  # Q1, Q2, Q4, no access
-            out += t.freq * total
+        k = frag_class(node, t.pod)
+        if k == Q3_SATISFIED:
+            small = sum(v for v in node.left if v < t.pod.milli)
+            data[Q2_LACK_GPU] += t.freq * small
+            data[Q3_SATISFIED] += t.freq * (total - small)
+        else:
+            data[k] += t.freq * total
+    out = 0.0
+    for k in _FRAG_CLASSES:
+        out += data[k]
     return out
 
 
@@ -446,6 +469,72 @@ class Random(PreScorePlugin, ScorePlugin):
         out: np.ndarray = np.where(idx == i, MAX_NODE_SCORE, MIN_NODE_SCORE).astype(np.int64)
         return out
 
+
+# ------------------------------------------------------------------------ ties
+
+# The simulator's selectHost (its fork of kube-scheduler v1.20.5) gives a tie to the node
+# with the smallest name, and its node names start with a random permutation's entry
+# (``openb.node_order``): ties go to the node earliest in one random order fixed for the
+# run, which packs, where kubesched's uniform choice per cycle spreads. The same order as
+# scores: two digits of base 101 (a score is 0..100), weights 101 and 1, the policy's
+# weight above their largest sum, so the order only ever decides among the policy's ties.
+ORDER_BASE = MAX_NODE_SCORE + 1
+ORDER_SPAN = ORDER_BASE * ORDER_BASE  # places told apart; later ones share the last
+POLICY_WEIGHT = ORDER_SPAN
+
+
+def order_digits(place: int) -> tuple[int, int]:
+    """The scores (coarse, fine) of the node at ``place`` (0: first) of the order:
+    ``ORDER_BASE × coarse + fine`` falls by one a place."""
+    hi, lo = divmod(min(max(place, 0), ORDER_SPAN - 1), ORDER_BASE)
+    return MAX_NODE_SCORE - hi, MAX_NODE_SCORE - lo
+
+
+def node_place(label: str | None) -> int:
+    """A node's place in the order from its ``openb/order`` label; last without one."""
+    try:
+        return int(label) if label is not None else ORDER_SPAN - 1
+    except ValueError:
+        return ORDER_SPAN - 1
+
+
+class _NodeOrder(ScorePlugin):
+    digit = 0  # 0: coarse, 1: fine
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        node = node_info.node
+        return order_digits(node_place(node.labels.get(ORDER_LABEL) if node else None)
+                            )[self.digit]
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        table = snapshot.table
+        key = (table.table_id, table.node_version)
+        cached: tuple[tuple[int, int], np.ndarray] | None = getattr(self, "_column", None)
+        if cached is None or cached[0] != key:
+            col = np.array([order_digits(node_place(v))[self.digit]
+                            for v in table.label_column(ORDER_LABEL)], dtype=np.int64)
+            cached = self._column = (key, col)
+        out: np.ndarray = cached[1][idx]
+        return out
+
+
+class NodeOrder(_NodeOrder):
+    """The tie-break order's coarse digit (weight ``ORDER_BASE``)."""
+
+    name = "NodeOrder"
+    digit = 0
+
+
+class NodeOrderFine(_NodeOrder):
+    """The tie-break order's fine digit (weight 1)."""
+
+    name = "NodeOrderFine"
+    digit = 1
+
+
+TIE_BREAK: dict[str, tuple[type[ScorePlugin], int]] = {
+    "NodeOrder": (NodeOrder, ORDER_BASE), "NodeOrderFine": (NodeOrderFine, 1)}
 
 POLICIES: dict[str, type[ScorePlugin]] = {
     "FGD": FGD, "BestFit": BestFit, "DotProduct": DotProduct,

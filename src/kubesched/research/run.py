@@ -18,6 +18,8 @@ from kubesched.research.openb import OpenbSpec, TracePod, load_openb
 from kubesched.research.policies import (
     GPU_SELECTION,
     POLICIES,
+    POLICY_WEIGHT,
+    TIE_BREAK,
     typical_pods,
     typical_to_args,
 )
@@ -25,14 +27,17 @@ from kubesched.research.policies import (
 
 def policy_config(policy: str, typical: list[dict[str, Any]]) -> dict[str, Any]:
     """The paper's scheduler configuration (scripts/generate_config_and_run.py): default
-    filters plus GpuShare, no score plugin but the policy, percentageOfNodesToScore 100."""
+    filters plus GpuShare, no score plugin but the policy, percentageOfNodesToScore 100;
+    and the simulator's tie-break (the nodes' ``openb/order``) as the NodeOrder scores."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r} (one of {', '.join(POLICIES)})")
+    score = [{"name": policy, "weight": POLICY_WEIGHT}]
+    score += [{"name": name, "weight": w} for name, (_cls, w) in TIE_BREAK.items()]
     plugins: dict[str, Any] = {
         "filter": {"enabled": [{"name": "GpuShare"}]},
         "reserve": {"enabled": [{"name": "GpuShare"}]},
         "preScore": {"disabled": [{"name": "*"}]},
-        "score": {"disabled": [{"name": "*"}], "enabled": [{"name": policy, "weight": 1}]},
+        "score": {"disabled": [{"name": "*"}], "enabled": score},
     }
     if policy == "Random":
         plugins["preScore"]["enabled"] = [{"name": "Random"}]
@@ -52,7 +57,8 @@ def scheduler_config(policy: str, trace: list[TracePod], features: FeatureGates 
                      ) -> SchedulerConfiguration:
     typical = typical_to_args(typical_pods(p.shape for p in trace))
     cfg = load_config(policy_config(policy, typical), f"<{policy} policy>", features)
-    classes: list[type[Plugin]] = [GpuShare, *POLICIES.values()]
+    classes: list[type[Plugin]] = [GpuShare, *POLICIES.values(),
+                                   *(cls for cls, _w in TIE_BREAK.values())]
     cfg.out_of_tree = {cls.name: check_plugin_class(cls, "plugins", repr(cls))
                        for cls in classes}
     return cfg

@@ -23,6 +23,7 @@ optional.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from kubesched.research.gpushare import GPU_COUNT, GPU_MILLI, GPU_MODEL, MILLI
 from kubesched.research.openb import (
     Rows,
     int_cell,
+    node_order,
     paper_workload,
     read_nodes,
     read_pods,
@@ -163,16 +165,19 @@ def generic_node_docs(path: Path) -> list[dict[str, Any]]:
 def openb_docs(pods_path: Path, nodes_path: Path | None, *, ratio: float, seed: int,
                order: str) -> list[dict[str, Any]]:
     """An openb trace as the sweep replays it (``order`` paper: the paper's workload, drawn
-    with ``seed`` and inflated to ``ratio`` × the nodes' GPUs; replay: the trace's times)."""
+    with ``seed`` and inflated to ``ratio`` × the nodes' GPUs; replay: the trace's times).
+    The nodes carry the seed's tie-break order, drawn after the workload as ``load_openb``
+    draws it, so the file decides as the sweep's replay of the same seed."""
     nodes = read_nodes(nodes_path) if nodes_path is not None else []
     pods = read_pods(pods_path)
+    rng = random.Random(seed)
     if order == "paper":
         if nodes_path is None and ratio > 0:
             raise InputError("--ratio is a share of the nodes' GPUs: give --nodes (or "
                              "--ratio 0 to keep the trace's pods as they are)",
                              file=str(pods_path))
-        pods = paper_workload(pods, nodes, ratio=ratio, seed=seed)
-    return scenario_docs(nodes, pods, order=order)
+        pods = paper_workload(pods, nodes, ratio=ratio, seed=seed, rng=rng)
+    return scenario_docs(nodes, pods, order=order, ranks=node_order(nodes, rng))
 
 
 def check_docs(docs: list[dict[str, Any]], source: str, release: str = DEFAULT_VERSION
