@@ -169,3 +169,22 @@ def test_format_and_options_must_agree(tmp_path: Path, args: list[str],
     res = trace(*(a.format(p=pods) for a in args), "--out", str(tmp_path / "s.yaml"))
     assert res.exit_code == 2
     assert message in res.stderr
+
+
+def test_openb_import_is_the_scenario_the_sweep_replays(tmp_path: Path) -> None:
+    """Same seed, same workload and same tie-break order of the nodes as ``load_openb``
+    (the sweep's replay), so simulating the file decides as the sweep's run."""
+    from kubesched.research.openb import ORDER_LABEL, OpenbSpec, load_openb
+
+    (tmp_path / "openb_node_list_gpu_node.csv").write_text(NODES)
+    pods = tmp_path / "openb_pod_list_tiny.csv"
+    pods.write_text(pods_csv())
+    out = tmp_path / "s.yaml"
+    assert trace("openb", "--pods", str(pods), "--seed", "9", "--out", str(out)).exit_code == 0
+    imported = load_scenario([str(out)])
+    replayed, _, _ = load_openb(OpenbSpec(tmp_path, "openb_pod_list_tiny.csv",
+                                          "openb_node_list_gpu_node.csv", "paper", 1.3, 9))
+    assert [p.key for p in imported.pods] == [p.key for p in replayed.pods]
+    order = {n.name: n.labels[ORDER_LABEL] for n in imported.nodes}
+    assert order == {n.name: n.labels[ORDER_LABEL] for n in replayed.nodes}
+    assert sorted(order.values()) == [f"{i:04d}" for i in range(len(order))]
