@@ -45,6 +45,7 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
+    BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
     NodeList,
@@ -60,6 +61,12 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
+from kubesched.plugins.dynamicresources.batch import filter_rows
+from kubesched.plugins.dynamicresources.cache import (
+    AllocationMemo,
+    IndexedAllocator,
+    slice_index,
+)
 from kubesched.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
@@ -157,6 +164,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
+        self._memo = AllocationMemo()  # filter_batch's allocations kept across cycles
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         """A pod with claims cannot be batched (its allocation is per node and per cycle);
@@ -310,8 +318,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if to_allocate:
             allocated = (dra.allocated_devices(self._objects()) if dra is not None
                          else set(idx.allocated()))
-            s.allocator = Allocator(allocator_features(self.handle), allocated, idx.classes,
-                                    idx.slices, idx.taint_rules)
+            s.allocator = IndexedAllocator(allocator_features(self.handle), allocated,
+                                           idx.classes, slice_index(idx.slices),
+                                           idx.taint_rules)
         s.claims = claims
         return None, None
 
@@ -354,6 +363,40 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.unavailable.update(unavailable)
             return unresolvable("resourceclaim not available on the node")
         return None
+
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                     ) -> BatchStatus:
+        """``filter`` on the rows ``idx`` (see ``batch.py``), with the same side effects:
+        the passing nodes' allocations and the claims unavailable somewhere recorded."""
+        n = len(idx)
+        if not self.enabled:
+            return BatchStatus.success(n)
+        s = self._state(state)
+        if s is None:
+            return BatchStatus.from_mask(np.ones(n, dtype=bool), Code.ERROR, (ERR_NO_STATE,))
+        if not s.claims or not n:
+            return BatchStatus.success(n)
+        allocator = s.allocator
+        if allocator is not None and not isinstance(allocator, IndexedAllocator):
+            return self._filter_each(state, pod, snapshot, idx)
+        out, unavailable, allocations = filter_rows(
+            snapshot, idx, s.available_on, allocator,
+            [s.claims[i] for i in s.to_allocate()], self._memo)
+        s.unavailable.update(unavailable)
+        s.node_allocations.update(allocations)
+        return out
+
+    def _filter_each(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                     ) -> BatchStatus:
+        out = BatchStatus.success(len(idx))
+        infos = snapshot.node_infos
+        for k, row in enumerate(idx.tolist()):
+            st = self.filter(state, pod, infos[row])
+            if st is not None and not st.is_success():
+                mask = np.zeros(len(idx), dtype=bool)
+                mask[k] = True
+                out.fail(mask, st.code, st.reasons)
+        return out
 
     # ------------------------------------------------------------------ PostFilter
 
@@ -414,6 +457,22 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if results is None:
             return 0
         return compute_score(s, results)
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                    ) -> np.ndarray:
+        """``score`` on the rows ``idx``: 0 everywhere unless a claim has a prioritized
+        list (only chosen subrequests score)."""
+        out = np.zeros(len(idx), dtype=np.int64)
+        s = self._state(state)
+        if s is None or not any(req.first_available for c in s.claims
+                                for req in c.spec.requests):
+            return out
+        names = snapshot.table.names
+        for k, row in enumerate(idx.tolist()):
+            results = s.node_allocations.get(names[row])
+            if results is not None:
+                out[k] = compute_score(s, results)
+        return out
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, False)

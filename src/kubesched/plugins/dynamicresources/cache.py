@@ -1,0 +1,209 @@
+"""What DynamicResources keeps across scheduling cycles, for speed only: every decision is
+the structured allocator's (``structured.py``), on the same inputs.
+
+- :class:`SliceIndex`: the ResourceSlices by node. ``gather_pools`` keeps the pools with a
+  slice targeting the node; a pool whose slices name nodes (``spec.nodeName``) targets only
+  those, so the allocator for a node is given every slice of the pools naming it plus every
+  slice of the pools that select nodes otherwise (node selector, all nodes, per-device
+  selection) — the pools it would find among all slices, with all their slices (generations,
+  incompleteness, duplicate names and counters are judged per pool as before). It also
+  holds what the CEL selectors said of each device: a selector's verdict depends only on
+  the device and the expression, and the devices live as long as the slices do.
+- :class:`IndexedAllocator`: the allocator reading its slices from a SliceIndex and its
+  CEL verdicts from the index's cache instead of a per-cycle one.
+
+A new index (and so an empty verdict cache) is built whenever the set of slices changes
+(:func:`slice_index`), so nothing is kept for a device that was replaced or removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kubesched.api.dra.cel import DeviceInput
+from kubesched.api.dra.types import (
+    AllocationResult,
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceSlice,
+)
+from kubesched.api.types import Node
+from kubesched.plugins.dynamicresources.structured import Allocator, DeviceID, Features
+
+if TYPE_CHECKING:
+    from kubesched.framework.node_table import NodeTable
+
+PoolKey = tuple[str, str]  # driver, pool
+
+
+class SliceIndex:
+    """The slices of one state of the cluster, by the node names their pools name."""
+
+    __slots__ = ("_for_node", "by_pool", "ids", "inputs", "local", "matches", "node_devices",
+                 "shared", "slices")
+
+    def __init__(self, slices: list[ResourceSlice]) -> None:
+        self.slices = slices
+        self.ids = tuple(map(id, slices))
+        self.by_pool: dict[PoolKey, list[ResourceSlice]] = {}
+        self.local: dict[str, list[PoolKey]] = {}  # node name -> pools naming it
+        shared: list[PoolKey] = []  # pools that may target any node
+        for s in slices:
+            key = (s.driver, s.pool)
+            self.by_pool.setdefault(key, []).append(s)
+            if s.per_device_node_selection or s.all_nodes or s.node_selector is not None:
+                if key not in shared:
+                    shared.append(key)
+            elif s.node_name:
+                pools = self.local.setdefault(s.node_name, [])
+                if key not in pools:
+                    pools.append(key)
+        self.shared = shared
+        self._for_node: dict[str, list[ResourceSlice]] = {}
+        # node name -> the devices of its pools (node-local indexes only, see node_local)
+        self.node_devices: dict[str, tuple[DeviceID, ...]] = {}
+        # CEL verdicts and inputs per device (by identity: the slices keep them alive)
+        self.matches: dict[tuple[int, str], bool] = {}
+        self.inputs: dict[int, DeviceInput] = {}
+
+    def for_node(self, node: Node | None) -> list[ResourceSlice]:
+        """The slices ``gather_pools`` needs for ``node`` (every slice when there is none)."""
+        if node is None:
+            return self.slices
+        found = self._for_node.get(node.name)
+        if found is None:
+            keys = [*self.local.get(node.name, ()), *self.shared]
+            found = [s for k in dict.fromkeys(keys) for s in self.by_pool[k]]
+            self._for_node[node.name] = found
+        return found
+
+    @property
+    def node_local(self) -> bool:
+        """Whether every pool names its nodes: a node's allocation then depends on no other
+        node's devices, nor on anything of the node but its name."""
+        return not self.shared
+
+    def devices_of(self, node_name: str) -> tuple[DeviceID, ...]:
+        """The devices of the pools naming ``node_name`` (every generation: a superset)."""
+        found = self.node_devices.get(node_name)
+        if found is None:
+            found = tuple(dict.fromkeys(
+                (s.driver, s.pool, d.name) for k in self.local.get(node_name, ())
+                for s in self.by_pool[k] for d in s.devices))
+            self.node_devices[node_name] = found
+        return found
+
+
+_LAST: list[SliceIndex] = []  # the index of the newest slices seen (one cluster at a time)
+
+
+def slice_index(slices: list[ResourceSlice]) -> SliceIndex:
+    """The index of ``slices``: the last one while the slices are the same objects."""
+    if _LAST:
+        last = _LAST[0]
+        if last.slices is slices or last.ids == tuple(map(id, slices)):
+            return last
+    idx = SliceIndex(slices)
+    _LAST[:] = [idx]
+    return idx
+
+
+class IndexedAllocator(Allocator):
+    """``Allocator`` over a SliceIndex: the node's slices only, the index's CEL verdicts."""
+
+    def __init__(self, features: Features, allocated: set[DeviceID],
+                 classes: Mapping[str, DeviceClass], index: SliceIndex,
+                 taint_rules: Iterable[DeviceTaintRule] = ()) -> None:
+        super().__init__(features, allocated, classes, index.slices, taint_rules)
+        self.index = index
+        self._matches = index.matches
+        self._inputs = index.inputs
+
+    def allocate(self, node: Node | None,
+                 claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+        # the base class gathers its pools from ``slices``: the node's ones
+        self.slices = self.index.for_node(node)
+        return super().allocate(node, claims)
+
+
+# ---------------------------------------------------------------- results per node
+
+
+class _Shape:
+    """One shape of claims to allocate: per node-table row, whether the allocator was asked
+    (``known``) and its answer (None: the claims do not fit)."""
+
+    __slots__ = ("known", "results")
+
+    def __init__(self, n: int) -> None:
+        self.known = np.zeros(n, dtype=bool)
+        self.results: list[list[AllocationResult] | None] = [None] * n
+
+
+class AllocationMemo:
+    """The allocator's answers per node-table row, kept across cycles while they cannot
+    change: when every pool names its nodes (``SliceIndex.node_local``), a node's answer for
+    some claims depends only on the node's name, its pools' slices, which of their devices
+    are allocated, the claims' specs, the device classes, the taint rules and the features.
+    The answers are kept per shape (the claims' specs, compared by value) and forgotten for
+    a row when one of its devices is allocated or freed (the allocated set is compared with
+    the previous cycle's), and altogether when anything else of that list changes or the
+    node table is a new one. Errors (a broken claim or class) are never kept."""
+
+    MAX_SHAPES = 64
+    MAX_SPECS = 4096
+
+    def __init__(self) -> None:
+        self._valid: tuple[object, ...] | None = None
+        self._keep: tuple[object, ...] = ()  # holds what the validity key names by id
+        self._prev: set[DeviceID] | None = None
+        self._device_rows: dict[DeviceID, list[int]] = {}
+        self._shapes: dict[tuple[str, ...], _Shape] = {}
+        self._spec_keys: dict[int, tuple[object, str]] = {}  # id(spec) -> (spec, repr)
+
+    def _spec_key(self, spec: object) -> str:
+        found = self._spec_keys.get(id(spec))
+        if found is None:
+            if len(self._spec_keys) >= self.MAX_SPECS:
+                self._spec_keys.clear()
+            found = self._spec_keys[id(spec)] = (spec, repr(spec))
+        return found[1]
+
+    def shape(self, allocator: IndexedAllocator, claims: list[ResourceClaim],
+              table: NodeTable) -> _Shape | None:
+        """The answers for ``claims`` on ``table``'s rows, brought up to date with the
+        allocator's allocated devices; None when they cannot be kept (not node-local)."""
+        index = allocator.index
+        if not index.node_local:
+            return None
+        classes = allocator.classes
+        rules = allocator.taint_rules
+        valid = (id(index), allocator.features, table.table_id,
+                 tuple((name, id(c)) for name, c in classes.items()), tuple(map(id, rules)))
+        allocated = allocator.allocated
+        if valid != self._valid:
+            self._valid = valid
+            self._keep = (index, tuple(classes.values()), tuple(rules))
+            self._shapes = {}
+            self._device_rows = {}
+            for row, name in enumerate(table.names):
+                for d in index.devices_of(name):
+                    self._device_rows.setdefault(d, []).append(row)
+        elif self._prev is not None and allocated is not self._prev:
+            for d in allocated.symmetric_difference(self._prev):
+                rows = self._device_rows.get(d)
+                if rows:
+                    for s in self._shapes.values():
+                        s.known[rows] = False
+        self._prev = allocated
+        key = tuple(self._spec_key(c.spec) for c in claims)
+        found = self._shapes.get(key)
+        if found is None:
+            if len(self._shapes) >= self.MAX_SHAPES:
+                self._shapes.clear()
+            found = self._shapes[key] = _Shape(len(table.names))
+        return found
