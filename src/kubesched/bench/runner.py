@@ -268,6 +268,9 @@ class SteadyState:
         if self.pending:
             return
         sim = self.sim
+        # upstream deletes the pods it has seen scheduled through the informer: the
+        # bindings' events first (a deletion before them would leave the pod in the cache)
+        sim._apply_due()
         for uid in self.live:
             pod = sim.pods.get(uid)
             if pod is not None:

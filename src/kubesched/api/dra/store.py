@@ -41,7 +41,8 @@ class DraIndex:
     """Lookups over one state of the DRA objects. Claims change through ``replace_claim``
     (which updates the index in place); everything else is rebuilt on a new key."""
 
-    __slots__ = ("_allocated", "claims", "classes", "key", "objects", "slices", "taint_rules")
+    __slots__ = ("_allocated", "_by_pod", "_pos", "claims", "classes", "key", "objects",
+                 "slices", "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
         self.objects = objects
@@ -56,6 +57,10 @@ class DraIndex:
             r for r in objects.get("DeviceTaintRule", ()) if isinstance(r, DeviceTaintRule)]
         # device -> how many claims hold it; built on first use
         self._allocated: dict[DeviceID, int] | None = None
+        # pod uid -> keys of the claims reserved for it or owned by it; built on first use
+        self._by_pod: dict[str, set[str]] | None = None
+        # claim key -> its position in objects["ResourceClaim"]; built on first use
+        self._pos: dict[str, int] | None = None
 
     def claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get(f"{namespace}/{name}")
@@ -69,11 +74,43 @@ class DraIndex:
             self._allocated = counts
         return self._allocated
 
+    def claims_of_pod(self, uid: str) -> list[ResourceClaim]:
+        """The claims reserved for the pod ``uid`` or owned by it (the resourceclaim
+        controller's and garbage collector's concern when it is gone), in list order."""
+        if self._by_pod is None:
+            self._by_pod = {}
+            for c in self.claims.values():
+                for u in _pod_uids(c):
+                    self._by_pod.setdefault(u, set()).add(c.key)
+        keys = self._by_pod.get(uid)
+        if not keys:
+            return []
+        pos = self.positions()
+        return [self.claims[k] for k in sorted(keys, key=pos.__getitem__)]
+
+    def positions(self) -> dict[str, int]:
+        if self._pos is None:
+            self._pos = {c.key: i for i, c in enumerate(self.objects.get("ResourceClaim", ()))
+                         if isinstance(c, ResourceClaim)}
+        return self._pos
+
     def _stored(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
         if new is not None:
             self.claims[new.key] = new
         elif old is not None:
             self.claims.pop(old.key, None)
+        by_pod = self._by_pod
+        if by_pod is not None:
+            if old is not None:
+                for u in _pod_uids(old):
+                    keys = by_pod.get(u)
+                    if keys is not None:
+                        keys.discard(old.key)
+                        if not keys:
+                            del by_pod[u]
+            if new is not None:
+                for u in _pod_uids(new):
+                    by_pod.setdefault(u, set()).add(new.key)
         if self._allocated is None:
             return
         for d in allocated_devices(old) if old is not None else ():
@@ -84,6 +121,14 @@ class DraIndex:
                 self._allocated.pop(d, None)
         for d in allocated_devices(new) if new is not None else ():
             self._allocated[d] = self._allocated.get(d, 0) + 1
+
+
+def _pod_uids(claim: ResourceClaim) -> set[str]:
+    """The pods a claim is reserved for, and its controlling owner when that is a pod."""
+    out = {r.uid for r in claim.reserved_for}
+    out.update(r.uid for r in claim.metadata.owner_references
+               if r.controller and r.kind == "Pod")
+    return out
 
 
 _INDEXES: dict[int, DraIndex] = {}  # id(objects) -> its index
@@ -116,14 +161,17 @@ def replace_claim(objects: dict[str, list[Any]], new: ResourceClaim) -> Resource
     idx = dra_index(objects)
     lst = objects.setdefault("ResourceClaim", [])
     old = idx.claims.get(new.key)
+    pos = idx.positions()
+    i = -1
     if old is not None:
-        for i, c in enumerate(lst):
-            if c is old:
-                lst[i] = new
-                break
-        else:
-            lst.append(new)
+        i = pos.get(new.key, -1)
+        if not (0 <= i < len(lst) and lst[i] is old):
+            i = next((j for j, c in enumerate(lst) if c is old), -1)
+    if i >= 0:
+        lst[i] = new
+        pos[new.key] = i
     else:
+        pos[new.key] = len(lst)
         lst.append(new)
     idx._stored(old, new)
     idx.key = _key(objects)
@@ -138,6 +186,7 @@ def remove_claim(objects: dict[str, list[Any]], claim: ResourceClaim) -> Resourc
         return None
     lst = objects.setdefault("ResourceClaim", [])
     lst[:] = [c for c in lst if c is not old]
+    idx._pos = None  # later claims moved up
     idx._stored(old, None)
     idx.key = _key(objects)
     return old

@@ -1,0 +1,225 @@
+"""DynamicResources' batch Filter (``batch.py``, with the allocations it keeps across cycles
+in ``cache.AllocationMemo``) against the per-node Filter, on random clusters: node-local
+pools (one or two slices, some incomplete), pools for all nodes or a zone, classes and
+request selectors, claims from templates and shared claims already allocated, and a
+sequence of pods whose allocations are written (and some freed) between cycles, so the kept
+answers must follow the devices that move. Verdicts, reasons, the allocations kept for
+Score / Reserve and the claims PostFilter may deallocate must be the same."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubesched.api.dra.store import dra_index, pod_reference, replace_claim
+from kubesched.api.scenario import load_scenario_text
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.handle import Handle
+from kubesched.framework.snapshot import Snapshot
+from kubesched.plugins.dynamicresources.cache import IndexedAllocator, slice_index
+from kubesched.plugins.dynamicresources.plugin import (
+    STATE_KEY,
+    DynamicResources,
+    allocator_features,
+)
+from kubesched.plugins.dynamicresources.structured import AllocationError, Allocator
+
+DRIVER = "drv"
+CLASSES = {
+    "any": f'device.driver == "{DRIVER}"',
+    "a100": f'device.attributes["{DRIVER}"].model == "A100"',
+    "big": f'device.attributes["{DRIVER}"].mem >= 2',
+}
+SELECTORS = ["", f'device.attributes["{DRIVER}"].mem <= 2', 'device.driver == "drv"']
+
+
+def _device(rng: random.Random, name: str) -> str:
+    return (f"{{name: {name}, attributes: {{model: {{string: {rng.choice(['A100', 'H100'])}}}, "
+            f"mem: {{int: {rng.randint(1, 3)}}}}}}}")
+
+
+def _slice(name: str, pool: str, where: str, devices: list[str], count: int = 1,
+           generation: int = 1) -> str:
+    return (f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: {name}}}\n"
+            f"spec:\n  driver: {DRIVER}\n  {where}\n"
+            f"  pool: {{name: {pool}, generation: {generation}, resourceSliceCount: {count}}}\n"
+            f"  devices: [{', '.join(devices)}]\n")
+
+
+def _request(rng: random.Random, i: int) -> str:
+    sel = rng.choice(SELECTORS)
+    sels = f", selectors: [{{cel: {{expression: '{sel}'}}}}]" if sel else ""
+    return (f"{{name: r{i}, exactly: {{deviceClassName: {rng.choice(list(CLASSES))}, "
+            f"count: {rng.choice([1, 1, 1, 2])}{sels}}}}}")
+
+
+def _cluster(rng: random.Random, node_local: bool) -> tuple[list[str], list[str]]:
+    """Documents (nodes, classes, slices, templates, shared claims) and the pods' names."""
+    docs = []
+    nodes = [f"n{i}" for i in range(rng.randint(1, 6))]
+    for n in nodes:
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}, labels: "
+                    f"{{zone: {rng.choice('ab')}}}}}\n"
+                    "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}")
+    for name, expr in CLASSES.items():
+        docs.append(f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: "
+                    f"{{name: {name}}}\nspec: {{selectors: [{{cel: {{expression: '{expr}'}}}}]}}")
+    for n in nodes:
+        if rng.random() < 0.2:
+            continue
+        k = rng.randint(0, 4)
+        devs = [_device(rng, f"d{j}") for j in range(k)]
+        if rng.random() < 0.3:  # two slices, the second maybe never published
+            docs.append(_slice(f"{n}-a", n, f"nodeName: {n}", devs[: k // 2], count=2))
+            if rng.random() < 0.7:
+                docs.append(_slice(f"{n}-b", n, f"nodeName: {n}", devs[k // 2:], count=2))
+        else:
+            docs.append(_slice(n, n, f"nodeName: {n}", devs))
+        if rng.random() < 0.15:  # an older generation of the pool, ignored
+            docs.append(_slice(f"{n}-old", n, f"nodeName: {n}",
+                               [_device(rng, "d0")], generation=0))
+    if not node_local:
+        where = rng.choice(["allNodes: true", "nodeSelector: {nodeSelectorTerms: "
+                            "[{matchExpressions: [{key: zone, operator: In, values: [a]}]}]}"])
+        docs.append(_slice("net", "net", where, [_device(rng, f"x{j}") for j in range(3)]))
+    pods = []
+    for p in range(rng.randint(1, 6)):
+        reqs = ", ".join(_request(rng, i) for i in range(rng.choice([1, 1, 2])))
+        docs.append("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+                    f"metadata: {{name: t{p}, namespace: default}}\n"
+                    f"spec: {{spec: {{devices: {{requests: [{reqs}]}}}}}}")
+        claims = [f"{{name: c, resourceClaimTemplateName: t{p}}}"]
+        if rng.random() < 0.25:
+            claims.append("{name: s, resourceClaimName: shared}")
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{p}, namespace: default, "
+                    f"uid: p{p}}}\nspec: {{containers: [{{name: c}}], "
+                    f"resourceClaims: [{', '.join(claims)}]}}")
+        pods.append(f"p{p}")
+    if nodes and rng.random() < 0.7:
+        # a claim shared by some pods, allocated (or not yet) on one node
+        node = rng.choice(nodes)
+        status = ""
+        if rng.random() < 0.7:
+            status = ("status:\n  allocation:\n    devices: {results: []}\n    nodeSelector:\n"
+                      "      nodeSelectorTerms: [{matchFields: [{key: metadata.name, "
+                      f"operator: In, values: [{node}]}}]}}]\n")
+        docs.append("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                    "metadata: {name: shared, namespace: default, uid: shared}\n"
+                    "spec: {devices: {requests: [{name: r0, exactly: {deviceClassName: any}}]}}\n"
+                    + status)
+    return docs, pods
+
+
+class Backend:
+    def __init__(self, objects: dict[str, list[Any]]) -> None:
+        self.objects = objects
+
+    def update_resource_claim_status(self, c: Any) -> Any:
+        replace_claim(self.objects, c)
+        return c
+
+
+def _statuses(out: Any, n: int) -> list[tuple[int, tuple[str, ...]]]:
+    return [(int(out.codes[k]), out.reasons[int(out.reason_ids[k])] if out.codes[k] else ())
+            for k in range(n)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), node_local=st.booleans())
+def test_batch_filter_agrees_with_per_node_filter_across_cycles(seed: int,
+                                                                 node_local: bool) -> None:
+    rng = random.Random(seed)
+    docs, pods = _cluster(rng, node_local)
+    sc = load_scenario_text("\n---\n".join(docs))
+    objects = {k: list(v) for k, v in sc.objects.items()}
+    handle = Handle(objects=objects, backend=Backend(objects))  # type: ignore[arg-type]
+    batch = DynamicResources({}, handle)  # kept across the pods: its answers carry over
+    snap = Snapshot.from_nodes(sc.nodes, [])
+    infos = snap.node_infos
+    all_rows = np.arange(len(infos), dtype=np.int64)
+    by_name = {p.name: p for p in sc.pods}
+    for name in pods:
+        pod = by_name[name]
+        reference = DynamicResources({}, handle)
+        s_ref, s_batch = CycleState(), CycleState()
+        _r, st_ref = reference.pre_filter(s_ref, pod, snap)
+        _r, st_batch = batch.pre_filter(s_batch, pod, snap)
+        assert (st_ref is None) == (st_batch is None)
+        if st_ref is not None and not st_ref.is_success():
+            assert (st_ref.code, st_ref.reasons) == (st_batch.code, st_batch.reasons)
+            continue
+        rows = all_rows if rng.random() < 0.7 else np.array(
+            sorted(rng.sample(range(len(infos)), rng.randint(0, len(infos)))), dtype=np.int64)
+        out = batch.filter_batch(s_batch, pod, snap, rows)
+        want = []
+        for row in rows.tolist():
+            one = reference.filter(s_ref, pod, infos[row])
+            want.append((0, ()) if one is None or one.is_success()
+                        else (int(one.code), one.reasons))
+        assert _statuses(out, len(rows)) == want
+        ref, got = s_ref.read(STATE_KEY), s_batch.read(STATE_KEY)
+        assert got.node_allocations == ref.node_allocations
+        assert got.unavailable == ref.unavailable
+        scores = batch.score_batch(s_batch, pod, snap, rows)
+        assert scores.tolist() == [reference.score(s_ref, pod, infos[r]) for r in rows.tolist()]
+        # the pod goes to its first feasible node: its claims' allocations are written
+        feasible = [r for r, (c, _) in zip(rows.tolist(), want, strict=True) if c == 0]
+        if feasible and rng.random() < 0.8:
+            node = infos[feasible[0]].name
+            if batch.reserve(s_batch, pod, node) is None:
+                assert batch.pre_bind(s_batch, pod, node) is None
+        if rng.random() < 0.3:  # someone frees a claim's devices
+            allocated = [c for c in dra_index(objects).claims.values() if c.allocation]
+            if allocated:
+                c = rng.choice(allocated)
+                replace_claim(objects, dataclasses.replace(c, allocation=None,
+                                                           reserved_for=()))
+        if rng.random() < 0.3:  # or another scheduler allocates a claim somewhere
+            idx = dra_index(objects)
+            free = [c for c in idx.claims.values() if c.allocation is None]
+            if free and infos:
+                c = rng.choice(free)
+                alloc = Allocator(allocator_features(handle), set(idx.allocated()),
+                                  idx.classes, idx.slices, idx.taint_rules)
+                with contextlib.suppress(AllocationError):
+                    res = alloc.allocate(rng.choice(infos).node, [c])
+                    if res:
+                        replace_claim(objects, dataclasses.replace(
+                            c, allocation=res[0],
+                            reserved_for=(pod_reference("other", "other"),)))
+
+
+def _answer(alloc: Allocator, node: Any, claims: list[Any]) -> Any:
+    try:
+        return alloc.allocate(node, claims)
+    except AllocationError as e:
+        return str(e)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), node_local=st.booleans())
+def test_indexed_allocator_agrees_with_allocator_over_all_slices(seed: int,
+                                                                 node_local: bool) -> None:
+    """The allocator given a node's slices (``SliceIndex.for_node``) and the index's CEL
+    verdicts answers as the allocator over every slice, for every node and pod."""
+    rng = random.Random(seed)
+    docs, _pods = _cluster(rng, node_local)
+    sc = load_scenario_text("\n---\n".join(docs))
+    idx = dra_index({k: list(v) for k, v in sc.objects.items()})
+    features = allocator_features(Handle())
+    allocated = set(idx.allocated())
+    claims = [c for c in idx.claims.values() if c.allocation is None]
+    index = slice_index(idx.slices)
+    for node in [*sc.nodes, None]:
+        for k in range(1, min(3, len(claims)) + 1):
+            some = rng.sample(claims, k)
+            plain = Allocator(features, allocated, idx.classes, idx.slices, idx.taint_rules)
+            indexed = IndexedAllocator(features, allocated, idx.classes, index,
+                                       idx.taint_rules)
+            assert _answer(indexed, node, some) == _answer(plain, node, some)
