@@ -144,6 +144,7 @@ def test_batch_filter_agrees_with_per_node_filter_across_cycles(seed: int,
     infos = snap.node_infos
     all_rows = np.arange(len(infos), dtype=np.int64)
     by_name = {p.name: p for p in sc.pods}
+    waiting: list[tuple[CycleState, Any, str]] = []  # reserved, not yet bound
     for name in pods:
         pod = by_name[name]
         reference = DynamicResources({}, handle)
@@ -168,12 +169,22 @@ def test_batch_filter_agrees_with_per_node_filter_across_cycles(seed: int,
         assert got.unavailable == ref.unavailable
         scores = batch.score_batch(s_batch, pod, snap, rows)
         assert scores.tolist() == [reference.score(s_ref, pod, infos[r]) for r in rows.tolist()]
-        # the pod goes to its first feasible node: its claims' allocations are written
+        # the pod goes to its first feasible node: its claims' allocations are written, at
+        # once or after the next pod's cycle (in flight meanwhile), or it is unreserved
+        for st_, p_, node_ in waiting:
+            if rng.random() < 0.8:  # fails if another scheduler took the claim meanwhile
+                batch.pre_bind(st_, p_, node_)
+            else:
+                batch.unreserve(st_, p_, node_)
+        waiting = []
         feasible = [r for r, (c, _) in zip(rows.tolist(), want, strict=True) if c == 0]
         if feasible and rng.random() < 0.8:
             node = infos[feasible[0]].name
             if batch.reserve(s_batch, pod, node) is None:
-                assert batch.pre_bind(s_batch, pod, node) is None
+                if rng.random() < 0.6:
+                    assert batch.pre_bind(s_batch, pod, node) is None
+                else:
+                    waiting.append((s_batch, pod, node))
         if rng.random() < 0.3:  # someone frees a claim's devices
             allocated = [c for c in dra_index(objects).claims.values() if c.allocation]
             if allocated:

@@ -26,8 +26,7 @@ class DraManager:
         return self.in_flight.pop(uid, None) is not None
 
     def allocated_devices(self, objects: Mapping[str, list[Any]] | None) -> set[DeviceID]:
-        """ListAllAllocatedDevices: devices of allocated claims plus in-flight ones."""
-        out = set(dra_index(objects).allocated())
-        for claim in self.in_flight.values():
-            out.update(allocated_devices(claim))
-        return out
+        """ListAllAllocatedDevices: devices of allocated claims plus in-flight ones (an
+        ``AllocatedDevices``: what changed since an earlier one can be asked of it)."""
+        extra = [d for claim in self.in_flight.values() for d in allocated_devices(claim)]
+        return dra_index(objects).allocated_set(extra)

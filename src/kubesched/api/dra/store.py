@@ -41,8 +41,8 @@ class DraIndex:
     """Lookups over one state of the DRA objects. Claims change through ``replace_claim``
     (which updates the index in place); everything else is rebuilt on a new key."""
 
-    __slots__ = ("_allocated", "_by_pod", "_pos", "claims", "classes", "key", "objects",
-                 "slices", "taint_rules")
+    __slots__ = ("_allocated", "_by_pod", "_pos", "_shift", "allocation_log", "claims",
+                 "classes", "key", "objects", "slices", "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
         self.objects = objects
@@ -55,12 +55,17 @@ class DraIndex:
             s for s in objects.get("ResourceSlice", ()) if isinstance(s, ResourceSlice)]
         self.taint_rules: list[DeviceTaintRule] = [
             r for r in objects.get("DeviceTaintRule", ()) if isinstance(r, DeviceTaintRule)]
-        # device -> how many claims hold it; built on first use
+        # device -> how many claims hold it; built on first use. From then on every device
+        # that becomes allocated or free is appended to ``allocation_log``.
         self._allocated: dict[DeviceID, int] | None = None
+        self.allocation_log: list[DeviceID] = []
         # pod uid -> keys of the claims reserved for it or owned by it; built on first use
         self._by_pod: dict[str, set[str]] | None = None
-        # claim key -> its position in objects["ResourceClaim"]; built on first use
+        # claim key -> its position in objects["ResourceClaim"] when recorded; built on
+        # first use. ``_shift`` claims were deleted since it was built: a claim is at most
+        # that many places before its recorded position (see ``find``).
         self._pos: dict[str, int] | None = None
+        self._shift = 0
 
     def claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get(f"{namespace}/{name}")
@@ -85,14 +90,30 @@ class DraIndex:
         keys = self._by_pod.get(uid)
         if not keys:
             return []
-        pos = self.positions()
+        if len(keys) == 1:
+            return [self.claims[k] for k in keys]
+        if self._shift:  # recorded positions may be out of order: exact ones
+            self._pos = None
+        pos = self._positions()
         return [self.claims[k] for k in sorted(keys, key=pos.__getitem__)]
 
-    def positions(self) -> dict[str, int]:
+    def _positions(self) -> dict[str, int]:
         if self._pos is None:
             self._pos = {c.key: i for i, c in enumerate(self.objects.get("ResourceClaim", ()))
                          if isinstance(c, ResourceClaim)}
+            self._shift = 0
         return self._pos
+
+    def find(self, lst: list[Any], claim: ResourceClaim) -> int:
+        """The position of ``claim`` (by identity) in ``lst``, the claims' list; -1 if
+        absent. Looks between its recorded position and as many places before it as
+        claims were deleted since, then everywhere."""
+        p = self._positions().get(claim.key, -1)
+        if p >= 0:
+            for j in range(min(p, len(lst) - 1), max(0, p - self._shift) - 1, -1):
+                if lst[j] is claim:
+                    return j
+        return next((j for j, c in enumerate(lst) if c is claim), -1)
 
     def _stored(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
         if new is not None:
@@ -113,14 +134,52 @@ class DraIndex:
                     by_pod.setdefault(u, set()).add(new.key)
         if self._allocated is None:
             return
+        log = self.allocation_log
         for d in allocated_devices(old) if old is not None else ():
             n = self._allocated.get(d, 0) - 1
             if n > 0:
                 self._allocated[d] = n
             else:
                 self._allocated.pop(d, None)
+                log.append(d)
         for d in allocated_devices(new) if new is not None else ():
-            self._allocated[d] = self._allocated.get(d, 0) + 1
+            n = self._allocated.get(d, 0)
+            self._allocated[d] = n + 1
+            if not n:
+                log.append(d)
+
+    def allocated_set(self, extra: Iterable[DeviceID] = ()) -> AllocatedDevices:
+        """The allocated devices now, plus ``extra`` (in-flight allocations), as a set that
+        knows where in ``allocation_log`` it was taken."""
+        out = AllocatedDevices(self.allocated())
+        extra = frozenset(extra)
+        out.update(extra)
+        out.index, out.log_pos, out.extra, out.size = self, len(self.allocation_log), extra, \
+            len(out)
+        return out
+
+
+class AllocatedDevices(set[DeviceID]):
+    """A set of allocated devices taken from a DraIndex (``allocated_set``): the devices
+    that can differ between two such sets of one index are those logged between their
+    ``log_pos`` and those of their ``extra`` (while neither was changed since: ``size``)."""
+
+    __slots__ = ("extra", "index", "log_pos", "size")
+
+    index: DraIndex | None
+    log_pos: int
+    extra: frozenset[DeviceID]
+    size: int
+
+    def changed_since(self, before: AllocatedDevices) -> Iterable[DeviceID] | None:
+        """A superset of the devices in one set and not the other; None when it cannot be
+        told from the log (another index, or a set changed after it was taken)."""
+        if self.index is None or before.index is not self.index or \
+                len(self) != self.size or len(before) != before.size or \
+                before.log_pos > self.log_pos:
+            return None
+        return [*self.index.allocation_log[before.log_pos:self.log_pos],
+                *(self.extra ^ before.extra)]
 
 
 def _pod_uids(claim: ResourceClaim) -> set[str]:
@@ -161,12 +220,8 @@ def replace_claim(objects: dict[str, list[Any]], new: ResourceClaim) -> Resource
     idx = dra_index(objects)
     lst = objects.setdefault("ResourceClaim", [])
     old = idx.claims.get(new.key)
-    pos = idx.positions()
-    i = -1
-    if old is not None:
-        i = pos.get(new.key, -1)
-        if not (0 <= i < len(lst) and lst[i] is old):
-            i = next((j for j, c in enumerate(lst) if c is old), -1)
+    i = idx.find(lst, old) if old is not None else -1
+    pos = idx._positions()
     if i >= 0:
         lst[i] = new
         pos[new.key] = i
@@ -185,8 +240,14 @@ def remove_claim(objects: dict[str, list[Any]], claim: ResourceClaim) -> Resourc
     if old is None:
         return None
     lst = objects.setdefault("ResourceClaim", [])
-    lst[:] = [c for c in lst if c is not old]
-    idx._pos = None  # later claims moved up
+    i = idx.find(lst, old)
+    if i >= 0:
+        del lst[i]
+        pos = idx._positions()
+        pos.pop(old.key, None)
+        idx._shift += 1  # the claims after it moved up one place
+        if idx._shift > 256:
+            idx._pos = None
     idx._stored(old, None)
     idx.key = _key(objects)
     return old

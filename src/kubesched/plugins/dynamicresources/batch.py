@@ -44,29 +44,18 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
     n = len(idx)
     out = BatchStatus.success(n)
     unavailable_claims: set[int] = set()
-    allocations: dict[str, list[AllocationResult]] = {}
-    names = snapshot.table.names
-    cannot = np.zeros(n, dtype=bool)
-    ok_alloc = np.ones(n, dtype=bool)
-    row_results: list[list[AllocationResult] | None] = []
+    fit = np.ones(n, dtype=bool)
+    results: list[list[AllocationResult] | None] = []
+    at = idx  # where each row's results are in ``results``
     if allocator is not None:
         errors: dict[int, str] = {}
-        row_results = _allocate_rows(snapshot, idx, allocator, to_allocate, memo, errors)
-        want = len(to_allocate)
-        for k, res in enumerate(row_results):
-            if k in errors:
-                continue
-            if res is None or len(res) != want:
-                cannot[k] = True
-        if errors:
+        fit, results, at = _allocate_rows(snapshot, idx, allocator, to_allocate, memo,
+                                            errors)
+        for k, msg in errors.items():
             err = np.zeros(n, dtype=bool)
-            for k, msg in errors.items():
-                err[:] = False
-                err[k] = True
-                out.fail(err, Code.ERROR, (msg,))
-            ok_alloc[list(errors)] = False
-        out.fail(cannot, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE)
-        ok_alloc &= ~cannot
+            err[k] = True
+            out.fail(err, Code.ERROR, (msg,))
+        out.fail(~fit, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE)
     unavailable = np.zeros(n, dtype=bool)
     for ci, sel in enumerate(available_on):
         if sel is None:
@@ -78,19 +67,23 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
             if (miss & (out.codes == 0)).any():
                 unavailable_claims.add(ci)
     out.fail(unavailable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_AVAILABLE)
+    allocations: dict[str, list[AllocationResult]] = {}
     if allocator is not None:
-        for k in np.flatnonzero(ok_alloc & ~unavailable).tolist():
-            res = row_results[k]
-            assert res is not None
-            allocations[names[int(idx[k])]] = res
+        names = snapshot.table.names
+        ok = fit & ~unavailable
+        allocations = {names[r]: results[i]  # fit: an allocation per claim
+                       for r, i in zip(idx[ok].tolist(), at[ok].tolist(), strict=True)}
     return out, unavailable_claims, allocations
 
 
 def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAllocator,
-                   claims: list[ResourceClaim], memo: AllocationMemo,
-                   errors: dict[int, str]) -> list[list[AllocationResult] | None]:
+                   claims: list[ResourceClaim], memo: AllocationMemo, errors: dict[int, str],
+                   ) -> tuple[np.ndarray, list[list[AllocationResult] | None], np.ndarray]:
+    """Whether the claims fit each row of ``idx`` (errors: False, their messages in
+    ``errors`` by position), and where to read each one's results: a list and the index
+    into it of every position (the memo's rows, or the positions themselves)."""
     infos = snapshot.node_infos
-    shape = memo.shape(allocator, claims, snapshot.table)
+    want = len(claims)
 
     def ask(k: int, row: int) -> list[AllocationResult] | None:
         try:
@@ -99,16 +92,21 @@ def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAlloca
             errors[k] = str(e)
             return None
 
-    rows = idx.tolist()
+    shape = memo.shape(allocator, claims, snapshot.table)
     if shape is None:
-        return [ask(k, row) for k, row in enumerate(rows)]
-    known, results = shape.known, shape.results
-    todo = np.flatnonzero(~known[idx]).tolist()
-    for k in todo:
-        row = rows[k]
+        results = [ask(k, row) for k, row in enumerate(idx.tolist())]
+        fit = np.array([r is not None and len(r) == want for r in results], dtype=bool)
+        fit[list(errors)] = False
+        return fit.reshape(len(idx)), results, np.arange(len(idx))
+    known = shape.known
+    for k in np.flatnonzero(~known[idx]).tolist():
+        row = int(idx[k])
         res = ask(k, row)
         if k not in errors:
-            results[row] = res
+            shape.results[row] = res
+            shape.fit[row] = res is not None and len(res) == want
             known[row] = True
-    return [results[row] for row in rows]
-
+    fit = shape.fit[idx]
+    if errors:
+        fit[list(errors)] = False
+    return fit, shape.results, idx

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kubesched.api.dra.cel import DeviceInput
+from kubesched.api.dra.store import AllocatedDevices
 from kubesched.api.dra.types import (
     AllocationResult,
     DeviceClass,
@@ -135,12 +136,14 @@ class IndexedAllocator(Allocator):
 
 class _Shape:
     """One shape of claims to allocate: per node-table row, whether the allocator was asked
-    (``known``) and its answer (None: the claims do not fit)."""
+    (``known``), its answer (None: the claims do not fit) and whether that answer is one
+    allocation per claim (``fit``)."""
 
-    __slots__ = ("known", "results")
+    __slots__ = ("fit", "known", "results")
 
     def __init__(self, n: int) -> None:
         self.known = np.zeros(n, dtype=bool)
+        self.fit = np.zeros(n, dtype=bool)
         self.results: list[list[AllocationResult] | None] = [None] * n
 
 
@@ -194,7 +197,13 @@ class AllocationMemo:
                 for d in index.devices_of(name):
                     self._device_rows.setdefault(d, []).append(row)
         elif self._prev is not None and allocated is not self._prev:
-            for d in allocated.symmetric_difference(self._prev):
+            changed = None
+            if isinstance(allocated, AllocatedDevices) and isinstance(self._prev,
+                                                                       AllocatedDevices):
+                changed = allocated.changed_since(self._prev)  # no pass over every device
+            if changed is None:
+                changed = allocated.symmetric_difference(self._prev)
+            for d in changed:
                 rows = self._device_rows.get(d)
                 if rows:
                     for s in self._shapes.values():
