@@ -473,7 +473,8 @@ def _record(w: Workload, *, status: str = "ok", **kw: Any) -> dict[str, Any]:
         "seconds": _round(seconds, 3), "setup_seconds": _round(kw.get("setup_seconds"), 3),
         "init_seconds": _round(kw.get("init_seconds"), 3),
         "init_unscheduled": kw.get("init_unscheduled", 0),
-        "churn": kw.get("churn"), "events": kw.get("events"),
+        "churn": kw.get("churn"), "steady_batches": kw.get("steady_batches"),
+        "events": kw.get("events"),
         "peak_rss_mib": round(peak_rss_mib(), 1),
     }
     return r
