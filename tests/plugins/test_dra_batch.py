@@ -29,6 +29,7 @@ from kubesched.plugins.dynamicresources.plugin import (
     allocator_features,
 )
 from kubesched.plugins.dynamicresources.structured import AllocationError, Allocator
+from kubesched.testing import assert_forms_agree
 
 DRIVER = "drv"
 CLASSES = {
@@ -234,3 +235,17 @@ def test_indexed_allocator_agrees_with_allocator_over_all_slices(seed: int,
             indexed = IndexedAllocator(features, allocated, idx.classes, index,
                                        idx.taint_rules)
             assert _answer(indexed, node, some) == _answer(plain, node, some)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), node_local=st.booleans())
+def test_forms_agree_on_random_clusters(seed: int, node_local: bool) -> None:
+    """``assert_forms_agree`` (one fresh cycle: Filter codes and reasons, raw scores)."""
+    docs, pods = _cluster(random.Random(seed), node_local)
+    text = "\n---\n".join(docs)
+    for name in pods:
+        try:
+            assert_forms_agree(DynamicResources({}, None), text, f"default/{name}")
+        except AssertionError as e:  # a PreFilter rejection leaves nothing to compare
+            if "PreFilter of DynamicResources returned" not in str(e):
+                raise
