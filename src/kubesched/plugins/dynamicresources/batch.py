@@ -11,6 +11,7 @@ both on random clusters):
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -71,8 +72,12 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
     if allocator is not None:
         names = snapshot.table.names
         ok = fit & ~unavailable
-        allocations = {names[r]: results[i]  # fit: an allocation per claim
-                       for r, i in zip(idx[ok].tolist(), at[ok].tolist(), strict=True)}
+        passing, where = idx[ok].tolist(), at[ok].tolist()
+        if len(passing) == 1:
+            allocations = {names[passing[0]]: results[where[0]]}  # fit: not None
+        elif passing:  # (itemgetter: the lookups without a Python loop)
+            allocations = dict(zip(itemgetter(*passing)(names), itemgetter(*where)(results),
+                                   strict=True))
     return out, unavailable_claims, allocations
 
 
