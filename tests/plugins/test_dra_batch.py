@@ -22,6 +22,7 @@ from kubesched.api.scenario import load_scenario_text
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.status import Code
 from kubesched.plugins.dynamicresources.cache import IndexedAllocator, slice_index
 from kubesched.plugins.dynamicresources.plugin import (
     STATE_KEY,
@@ -249,3 +250,38 @@ def test_forms_agree_on_random_clusters(seed: int, node_local: bool) -> None:
         except AssertionError as e:  # a PreFilter rejection leaves nothing to compare
             if "PreFilter of DynamicResources returned" not in str(e):
                 raise
+
+
+def test_allocated_devices_changed_in_place_are_not_trusted() -> None:
+    """Preemption's "as if" may take devices out of a cycle's allocator: the kept answers
+    must not outlive a set changed in place."""
+    docs = [
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n"
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}",
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: any}\n"
+        f"spec: {{selectors: [{{cel: {{expression: '{CLASSES['any']}'}}}}]}}",
+        _slice("n0", "n0", "nodeName: n0", ["{name: d0}"]),
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+        "metadata: {name: held, namespace: default, uid: held}\n"
+        "spec: {devices: {requests: [{name: r0, exactly: {deviceClassName: any}}]}}\n"
+        "status:\n  allocation:\n    devices: {results: [{request: r0, driver: drv, pool: n0, "
+        "device: d0}]}",
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+        "metadata: {name: t0, namespace: default}\n"
+        "spec: {spec: {devices: {requests: [{name: r0, exactly: {deviceClassName: any}}]}}}",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p0, namespace: default, uid: p0}\n"
+        "spec: {containers: [{name: c}], resourceClaims: [{name: c, "
+        "resourceClaimTemplateName: t0}]}",
+    ]
+    sc = load_scenario_text("\n---\n".join(docs))
+    objects = {k: list(v) for k, v in sc.objects.items()}
+    plugin = DynamicResources({}, Handle(objects=objects))
+    snap = Snapshot.from_nodes(sc.nodes, [])
+    rows = np.arange(1, dtype=np.int64)
+    pod = sc.pods[0]
+    state = CycleState()
+    plugin.pre_filter(state, pod, snap)
+    assert plugin.filter_batch(state, pod, snap, rows).codes.tolist() == [int(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]
+    state.read(STATE_KEY).allocator.allocated.discard(("drv", "n0", "d0"))
+    assert plugin.filter_batch(state, pod, snap, rows).codes.tolist() == [0]

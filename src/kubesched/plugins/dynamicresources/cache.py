@@ -19,6 +19,7 @@ A new index (and so an empty verdict cache) is built whenever the set of slices 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -155,7 +156,12 @@ class AllocationMemo:
     The answers are kept per shape (the claims' specs, compared by value) and forgotten for
     a row when one of its devices is allocated or freed (the allocated set is compared with
     the previous cycle's), and altogether when anything else of that list changes or the
-    node table is a new one. Errors (a broken claim or class) are never kept."""
+    node table is a new one. Errors (a broken claim or class) are never kept.
+
+    The allocated devices are compared by identity first: a set changed in place after an
+    earlier call (rather than replaced) is caught only by its length, then every row is
+    asked again — so whoever needs other allocated devices (preemption's "as if") should give
+    the allocator a new set."""
 
     MAX_SHAPES = 64
     MAX_SPECS = 4096
@@ -163,7 +169,10 @@ class AllocationMemo:
     def __init__(self) -> None:
         self._valid: tuple[object, ...] | None = None
         self._keep: tuple[object, ...] = ()  # holds what the validity key names by id
-        self._prev: set[DeviceID] | None = None
+        # the allocated devices of the last call (a new set each cycle: PreFilter's; whoever
+        # changes an allocator's set should make a new one, see ``shape``)
+        self._prev: AbstractSet[DeviceID] | None = None
+        self._prev_len = 0
         self._device_rows: dict[DeviceID, list[int]] = {}
         self._shapes: dict[tuple[str, ...], _Shape] = {}
         self._spec_keys: dict[int, tuple[object, str]] = {}  # id(spec) -> (spec, repr)
@@ -196,6 +205,10 @@ class AllocationMemo:
             for row, name in enumerate(table.names):
                 for d in index.devices_of(name):
                     self._device_rows.setdefault(d, []).append(row)
+        elif self._prev is not None and len(self._prev) != self._prev_len:
+            # the last set was changed in place since: what the answers saw is unknown
+            for s in self._shapes.values():
+                s.known[:] = False
         elif self._prev is not None and allocated is not self._prev:
             changed = None
             if isinstance(allocated, AllocatedDevices) and isinstance(self._prev,
@@ -208,7 +221,7 @@ class AllocationMemo:
                 if rows:
                     for s in self._shapes.values():
                         s.known[rows] = False
-        self._prev = allocated
+        self._prev, self._prev_len = allocated, len(allocated)
         key = tuple(self._spec_key(c.spec) for c in claims)
         found = self._shapes.get(key)
         if found is None:
