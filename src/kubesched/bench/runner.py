@@ -8,6 +8,9 @@ A workload (``bench.workloads``) runs in two phases, as scheduler_perf's ops do:
    them are bound. In this phase the virtual clock follows the wall clock (so backoffs,
    the 1-s backoff flush and the 30-s unschedulable flush happen in real time, as for a real
    scheduler), churn objects are injected on wall-clock ticks, bindings are applied inline.
+   A steady-state op (SteadyStateClusterResourceClaimTemplate) instead keeps a batch of
+   pods coming for a fixed wall time: each batch is deleted once scheduled and the next
+   created (``SteadyState``).
 
 Measurement, as scheduler_perf's ``throughputCollector``: every 1 s of wall time the number of
 bound measured pods is sampled; the first sample with pods bound is the baseline, intervals

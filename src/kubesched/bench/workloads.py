@@ -12,7 +12,9 @@ Sizes are the upstream workloads that carry a CI threshold (reference §8), plus
 ``500Nodes`` sizes (``--quick``) and ``PreemptionBasic/1000Nodes``. Where upstream has no
 500-node size (SchedulingWithMixedChurn, PreemptionBasic) one is defined here; such workloads
 have ``upstream=False``. ``1000Nodes`` sizes of every family (``extra``: only run when named)
-show how throughput grows with the number of nodes.
+show how throughput grows with the number of nodes. The DRA workloads
+(``dra/performance-config.yaml``: namespaces ``init`` and ``test``, nodes
+``scheduler-perf-dra-<i>``) come at upstream's sizes, the 500-node ones in the default run.
 """
 
 from __future__ import annotations
