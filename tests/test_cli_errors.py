@@ -84,3 +84,43 @@ def test_an_unexpected_exception_is_one_line_and_exit_1(tmp_path: Path,
     assert res.output.strip().splitlines()[-1].startswith(
         "error: internal error: RuntimeError: kaput")
     assert "Traceback" not in res.output
+
+
+DRA_CLASS = """---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+"""
+
+
+@pytest.mark.parametrize("doc, want", [
+    ("""---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: d
+  nodeName: n1
+  pool: {name: p, resourceSliceCount: 1}
+  devices: [{name: a}, {name: a}]
+""", "ResourceSlice s: field spec.devices[1].name: Duplicate value"),
+    ("""---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: r
+      exactly: {deviceClassName: gpu, selectors: [{cel: {expression: '%s'}}]}
+""" % ("1 < 2 && " * 1300 + "true"), "ResourceClaim default/c: field spec.devices.requests[0]"
+     ".exactly.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"),
+])
+def test_dra_objects_the_api_server_refuses_exit_2(tmp_path: Path, doc: str,
+                                                   want: str) -> None:
+    scen = tmp_path / "dra.yaml"
+    scen.write_text(NODE + DRA_CLASS + doc)
+    res = invoke("simulate", str(scen))
+    assert res.exit_code == 2
+    (line,) = res.output.strip().splitlines()
+    assert line.startswith(f"error: {scen}: {want}")

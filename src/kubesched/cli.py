@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from importlib import resources
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubesched.cliopts import decision_options
+from kubesched.cliopts import decision_options, not_nan
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, check_output_path
 
@@ -37,19 +36,14 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
           strict: bool = False, plugins: dict[str, type] | None = None
           ) -> tuple[Scenario, SchedulerConfiguration]:
     from kubesched.api.scenario import load_scenario
-    from kubesched.config import default_config, load_config, load_config_file
+    from kubesched.config import run_config
 
-    scenario = load_scenario(list(scenario_paths), release=features.version, strict=strict)
+    scenario = load_scenario(list(scenario_paths), release=features.version, strict=strict,
+                             gates=features.enabled)
     for w in scenario.warnings:
         click.echo(f"warning: {w}", err=True)
-    if config_path:
-        config = load_config_file(config_path, features)
-    elif scenario.config is not None:
-        config = load_config(scenario.config, scenario.config_source or "<scenario>", features)
-    else:
-        config = default_config(features)
-    config.features = features
-    config.out_of_tree = plugins or {}
+    config = run_config(config_path, scenario.config, scenario.config_source, features,
+                        plugins)
     return scenario, config
 
 
@@ -88,13 +82,6 @@ class _Commands(click.Group):
         return None
 
 
-def _not_nan(ctx: click.Context, param: click.Parameter, value: float | None
-             ) -> float | None:
-    if value is not None and math.isnan(value):  # FloatRange lets nan through
-        raise click.BadParameter("must be a number of seconds", ctx, param)
-    return value
-
-
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kubesched")
 def main() -> None:
@@ -119,7 +106,7 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
                    "against the cluster at its last attempt (repeatable).")
 @click.option("--top", type=click.IntRange(min=1), metavar="N",
               help="With --explain: the N best nodes; the rest grouped by verdict.")
-@click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS", callback=_not_nan,
+@click.option("--until", type=click.FloatRange(min=0), metavar="SECONDS", callback=not_nan,
               help="Stop at this virtual time (pods still pending then are reported so).")
 @click.option("--report", "report_path", metavar="PATH.html",
               help="Write a self-contained HTML report: pods, utilisation and pending "
@@ -376,6 +363,8 @@ def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, s
     for row in out["nodes"]:
         if not row["feasible"]:
             verdict = f"{_rejector(row)}: {', '.join(row['reasons'])}"
+            if row.get("detail"):  # DynamicResources: why no devices fit
+                verdict += "\n  " + "\n  ".join(row["detail"])
             filtered.setdefault(verdict, []).append(row["node"])
     for verdict, names in sorted(filtered.items(), key=lambda kv: -len(kv[1])):
         rows.append((_group(names), "filtered", verdict))
@@ -606,8 +595,8 @@ def _print_compare(out: dict[str, Any]) -> None:
 @click.argument("directory", default=".", type=click.Path(file_okay=False))
 def examples(directory: str) -> None:
     """Write the README's example files into DIRECTORY (default: the current one):
-    cluster.yaml, workload.yaml, pod.yaml, least-allocated.yaml, most-allocated.yaml.
-    Files already there are left as they are."""
+    cluster.yaml, workload.yaml, pod.yaml, least-allocated.yaml, most-allocated.yaml, and
+    the sweeps sweep.yaml and fgd.yaml. Files already there are left as they are."""
     base = resources.files("kubesched") / "examples" / "readme"
     target = Path(directory)
     if target.exists() and not target.is_dir():
@@ -668,6 +657,12 @@ from kubesched.backends.kube.commands import run_command, snapshot_command  # no
 
 main.add_command(run_command)
 main.add_command(snapshot_command)
+
+# `kubesched sweep` and `kubesched trace` (GPU traces, research grids): research/commands.py
+from kubesched.research.commands import sweep_command, trace_command  # noqa: E402
+
+main.add_command(sweep_command)
+main.add_command(trace_command)
 
 
 if __name__ == "__main__":

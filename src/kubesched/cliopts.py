@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +18,14 @@ from kubesched.config.features import (
 )
 from kubesched.errors import InputError
 from kubesched.releases import DEFAULT_VERSION, SUPPORTED_VERSIONS
+
+
+def not_nan(ctx: click.Context, param: click.Parameter, value: float | None
+            ) -> float | None:
+    """A click callback for FloatRange options, which let ``nan`` through."""
+    if value is not None and math.isnan(value):
+        raise click.BadParameter("must be a number", ctx, param)
+    return value
 
 
 def resolve_features(kubernetes_version: str | None, feature_gates: tuple[str, ...]

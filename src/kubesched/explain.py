@@ -10,13 +10,14 @@ import numpy as np
 from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.scenario import ClusterState, Scenario, scenario_state
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
-from kubesched.api.types import Pod, PodCondition
+from kubesched.api.types import ExtendedResourceClaimStatus, Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PostFilterDecide
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FitError
+from kubesched.plugins.dynamicresources.plugin import CANNOT_ALLOCATE, DynamicResources
 from kubesched.scheduler import Scheduler
 
 
@@ -47,6 +48,16 @@ class ReadOnlyBackend:
         raise RuntimeError("explain does not bind volumes")
 
     def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("explain does not allocate devices")
+
+    def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("explain does not allocate devices")
+
+    def delete_resource_claim(self, claim: ResourceClaim) -> None:
+        raise RuntimeError("explain does not allocate devices")
+
+    def update_pod_extended_resource_claim_status(
+            self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
         raise RuntimeError("explain does not allocate devices")
 
 
@@ -130,6 +141,7 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
         st = n2s.get(name)
         node_rows[name] = {"node": name, "feasible": False,
                            "plugin": st.plugin or None, "reasons": list(st.reasons)}
+    _add_device_detail(fwk, state, target, snap, node_rows)
     selected: list[str] = []
     message = None
     if len(feasible):
@@ -165,6 +177,23 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
     out["selected"] = selected
     out["message"] = message
     return out
+
+
+def _add_device_detail(fwk: Any, state: CycleState, pod: Pod, snap: Any,
+                       rows: dict[str, dict[str, Any]]) -> None:
+    """``detail`` on the nodes DynamicResources rejected with upstream's "cannot allocate
+    all claims": per claim and request, how the devices the node reaches narrow down to
+    too few (``DynamicResources.explain_node``)."""
+    for p in fwk.filter:
+        if not isinstance(p, DynamicResources):
+            continue
+        for name, row in rows.items():
+            if row["plugin"] == p.name and CANNOT_ALLOCATE in row["reasons"]:
+                node_info = snap.get(name)
+                if node_info is not None:
+                    detail = p.explain_node(state, pod, node_info)
+                    if detail:
+                        row["detail"] = detail
 
 
 def _extender_entries(verdicts: list[dict[str, Any]],

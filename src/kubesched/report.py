@@ -141,6 +141,16 @@ def _node_figure(sim: SimCluster, layout: Any) -> dict[str, Any]:
                                            barmode="overlay")}
 
 
+def _devices_table(result: SimResult) -> str:
+    """Devices allocated at the end of the run, by DeviceClass (as the summary prints)."""
+    if not result.devices:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(cls or '(unknown class)')}</td><td>{n}</td></tr>"
+                   for cls, n in result.devices.items())
+    return ("<h2>Allocated devices</h2><table><thead><tr><th>DeviceClass</th>"
+            f"<th>devices</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
 def _pending_table(result: SimResult) -> str:
     pending = result.pending
     if not pending:
@@ -204,7 +214,7 @@ def render(sim: SimCluster, result: SimResult, title: str = "kubesched simulate"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"
         f"<h1>{html.escape(title)}</h1><p class=\"summary\">{html.escape(summary)}</p>"
-        f"{sections}<h2>Pending pods</h2>{_pending_table(result)}"
+        f"{sections}{_devices_table(result)}<h2>Pending pods</h2>{_pending_table(result)}"
         f'<script type="application/json" id="kubesched-figures">{payload}</script>'
         f"<script>{_DRAW}</script></body></html>\n")
 

@@ -399,7 +399,11 @@ class Scheduler:
             if fwk.post_filter:
                 node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
                 if st.code == Code.ERROR:
-                    log.error("running PostFilter for %s: %s", pod.key, st.message())
+                    # upstream's HandleErrorWithContext: an error-level line. DynamicResources
+                    # ends here (CycleState's "not found") for every pod an earlier PreFilter
+                    # plugin rejected, as upstream's does (dynamicresources.go, PostFilter)
+                    log.error("Status after running PostFilter plugins for pod %s: %s",
+                              pod.key, st.message())
                 fe.diagnosis.post_filter_msg = st.message()
                 # None (no PostFilterResult) keeps the pod's nomination; "" clears it
                 nominated = node
@@ -900,6 +904,8 @@ STORAGE_EVENT_RESOURCES = {
     "PersistentVolumeClaim": ev.Resource.PERSISTENT_VOLUME_CLAIM,
     "StorageClass": ev.Resource.STORAGE_CLASS,
     "CSINode": ev.Resource.CSI_NODE,
+    "CSIDriver": ev.Resource.CSI_DRIVER,
+    "CSIStorageCapacity": ev.Resource.CSI_STORAGE_CAPACITY,
     # DRA objects take the same path (stored by the backend, then the queue told)
     "ResourceClaim": ev.Resource.RESOURCE_CLAIM,
     "ResourceSlice": ev.Resource.RESOURCE_SLICE,

@@ -129,7 +129,11 @@ def test_default_plugin_args() -> None:
                                        "minCandidateNodesAbsolute": 100}
     assert pc["InterPodAffinity"] == {"hardPodAffinityWeight": 1,
                                       "ignorePreferredTermsOfExistingPods": False}
-    assert pc["DynamicResources"] == {"filterTimeout": "10s", "bindingTimeout": None}
+    # bindingTimeout defaults to 10m with DRADeviceBindingConditions and
+    # DRAResourceClaimDeviceStatus on (1.36 beta + beta, 1.37 beta + GA); 1.35 has them off
+    assert pc["DynamicResources"] == {"filterTimeout": "10s", "bindingTimeout": "10m0s"}
+    old = default_config(FeatureGates("1.35")).profiles[0].plugin_config
+    assert old["DynamicResources"] == {"filterTimeout": "10s", "bindingTimeout": None}
     assert pc["NodeAffinity"] == {"addedAffinity": None}
     assert pc["NodeResourcesBalancedAllocation"] == {
         "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
@@ -143,7 +147,9 @@ def test_default_plugin_args() -> None:
         },
     }
     assert pc["PodTopologySpread"] == {"defaultConstraints": [], "defaultingType": "System"}
-    assert pc["VolumeBinding"] == {"bindTimeoutSeconds": 600, "shape": None}
+    # the default release (1.37) has StorageCapacityScoring on: KEP-4049's default shape
+    assert pc["VolumeBinding"] == {"bindTimeoutSeconds": 600, "shape": [
+        {"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]}
 
 
 def test_default_args_are_independent_copies() -> None:
@@ -469,3 +475,18 @@ def test_golden_explain_config_documents_load() -> None:
         if any(d.get("kind") == KIND for d in docs):
             assert load_config_file(path).profiles
     assert n > 0
+
+
+def test_dynamic_resources_binding_timeout_per_release() -> None:
+    """ValidateDynamicResourcesArgs: bindingTimeout at least a second with binding
+    conditions on (1.37's default), forbidden with them off (1.35's)."""
+    def dra(timeout: str) -> dict[str, Any]:
+        return one_profile(pluginConfig=[{"name": "DynamicResources",
+                                          "args": {"bindingTimeout": timeout}}])
+    path = "profiles[0].pluginConfig[0].args.bindingTimeout"
+    expect_error(dra("500ms"), path, "must be at least 1 second")
+    c = load_config(dra("30s"))
+    assert c.profiles[0].plugin_config["DynamicResources"]["bindingTimeout"] == "30s"
+    with pytest.raises(InputError, match="DRADeviceBindingConditions or "
+                       "DRAResourceClaimDeviceStatus feature gate is disabled"):
+        load_config(dra("30s"), features=V135)

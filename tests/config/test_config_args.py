@@ -64,7 +64,8 @@ def test_other_args_defaults() -> None:
     assert args_of("DefaultPreemption", {"minCandidateNodesAbsolute": 5}) == {
         "minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 5}
     assert args_of("VolumeBinding", {"bindTimeoutSeconds": 30}) == {
-        "bindTimeoutSeconds": 30, "shape": None}
+        "bindTimeoutSeconds": 30,
+        "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]}
     c = [{"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
           "whenUnsatisfiable": "ScheduleAnyway"}]
     assert args_of("PodTopologySpread", {"defaultingType": "List", "defaultConstraints": c}) == {
@@ -183,8 +184,12 @@ ARGS = "profiles[0].pluginConfig[0].args"
     ("DefaultPreemption", {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
      "minCandidateNodesPercentage", ["cannot be zero at the same time"]),
     ("VolumeBinding", {"bindTimeoutSeconds": -1}, "bindTimeoutSeconds", ["negative"]),
-    ("VolumeBinding", {"shape": [{"utilization": 0, "score": 0}]}, "shape",
-     ["StorageCapacityScoring"]),
+    # StorageCapacityScoring is on in the default release (1.37); off, any shape is refused
+    # (test_volume_capacity.py)
+    ("VolumeBinding", {"shape": [{"utilization": 50, "score": 1}, {"utilization": 10, "score": 2}]},
+     "shape[1].utilization", ["sorted in increasing order"]),
+    ("VolumeBinding", {"shape": [{"utilization": 0, "score": 11}]}, "shape[0].score",
+     ["not in valid range [0, 10]"]),
     ("NodeAffinity",
      {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
          {"matchExpressions": [{"key": "a", "operator": "Near", "values": ["x"]}]}]}}},

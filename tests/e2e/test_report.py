@@ -147,3 +147,22 @@ def test_report_draws_every_plot_in_chromium(tmp_path: Path) -> None:
     assert len(verdict["plots"]) == 5
     for plot in verdict["plots"]:
         assert plot["traces"] > 0 and plot["points"] > 0 and plot["marks"] > 0, plot
+
+
+def test_report_counts_allocated_devices_per_class(tmp_path: Path) -> None:
+    from importlib import resources
+
+    from kubesched.api.scenario import load_scenario
+    from kubesched.backends.sim.cluster import SimCluster
+    from kubesched.backends.sim.series import Series
+    from kubesched.report import render
+
+    path = str(resources.files("kubesched") / "examples" / "gpus.yaml")
+    sim = SimCluster(load_scenario([path]))
+    sim.series = Series(sim)
+    result = sim.run()
+    text = render(sim, result)
+    # the bundled example ends with the shared claim's one device (test_dra_sim agrees)
+    assert ("<h2>Allocated devices</h2><table><thead><tr><th>DeviceClass</th>"
+            "<th>devices</th></tr></thead><tbody><tr><td>gpu.example.com</td><td>1</td>"
+            "</tr></tbody></table>") in text

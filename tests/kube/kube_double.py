@@ -52,6 +52,8 @@ RESOURCES: dict[tuple[str, str, str], tuple[str, bool]] = {
     ("", "v1", "replicationcontrollers"): ("ReplicationController", True),
     ("storage.k8s.io", "v1", "storageclasses"): ("StorageClass", False),
     ("storage.k8s.io", "v1", "csinodes"): ("CSINode", False),
+    ("storage.k8s.io", "v1", "csidrivers"): ("CSIDriver", False),
+    ("storage.k8s.io", "v1", "csistoragecapacities"): ("CSIStorageCapacity", True),
     ("scheduling.k8s.io", "v1", "priorityclasses"): ("PriorityClass", False),
     ("policy", "v1", "poddisruptionbudgets"): ("PodDisruptionBudget", True),
     ("apps", "v1", "replicasets"): ("ReplicaSet", True),

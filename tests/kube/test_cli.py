@@ -32,9 +32,10 @@ def test_sigterm_mid_run_leaves_nothing_half_bound(double: ApiServerDouble, kube
         double.create(node(f"n{i}", cpu="4"))
     for i in range(30):
         double.create(pod(f"p{i}", cpu="100m"))
-    double.hang = 1.5
-    # the first bindings get no answer in time: they are in flight when SIGTERM comes
-    double.bind_faults.extend([kd.HANG_BEFORE, kd.HANG_AFTER, kd.HANG_BEFORE, kd.HANG_AFTER])
+    double.hang = 3.0
+    # the first bindings, and the retries after them, get no answer in time: they are in
+    # flight when SIGTERM comes, even when a loaded machine is slow to deliver it
+    double.bind_faults.extend([kd.HANG_BEFORE, kd.HANG_AFTER] * 4)
     port = free_port()
     log_path = tmp_path / "run.log"
     cfg = tmp_path / "config.yaml"
@@ -46,7 +47,7 @@ def test_sigterm_mid_run_leaves_nothing_half_bound(double: ApiServerDouble, kube
         proc = subprocess.Popen(
             [sys.executable, "-m", "kubesched.cli", "run", "--kubeconfig", kubeconfig,
              "--config", str(cfg), "--address", f"127.0.0.1:{port}", "--request-timeout",
-             "0.5", "--shutdown-timeout", "15", "--log-format", "json", "--id", "first"],
+             "1", "--shutdown-timeout", "15", "--log-format", "json", "--id", "first"],
             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         wait_until(lambda: len(double.stats.binding_requests) >= 3, timeout=20,

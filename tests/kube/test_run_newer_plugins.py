@@ -168,6 +168,36 @@ def test_pod_with_a_claim_gets_it_allocated_and_is_bound(double: ApiServerDouble
     wait_until(lambda: not r._assumed_claims, what="the informer caught up with the writes")
 
 
+def test_extended_resource_backed_by_a_device_class(double: ApiServerDouble,
+                                                   kubeconfig: str, runners: list) -> None:
+    # DRAExtendedResource (1.37): PreBind creates the pod's claim, allocates it, and patches
+    # the pod's status.extendedResourceClaimStatus; the claim is read back from the cache
+    # right after its creation (before the informer reports it)
+    double.create(node("n1"))
+    cls = {**DRA_OBJECTS[0], "spec": {**DRA_OBJECTS[0]["spec"],
+                                      "extendedResourceName": "example.com/gpu"}}
+    double.create(cls)
+    double.create(DRA_OBJECTS[1])
+    p = pod("ext-1")
+    p["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "1"},
+                                               "limits": {"example.com/gpu": "1"}}
+    double.create(p)
+    make_runner(kubeconfig, runners)
+    wait_until(lambda: double.bound_pods().get("default/ext-1") == "n1", what="ext-1 bound")
+    status = double.get("Pod", "ext-1")["status"]["extendedResourceClaimStatus"]
+    name = status["resourceClaimName"]
+    assert name.startswith("ext-1-extended-resources-")
+    assert status["requestMappings"] == [{"containerName": "c",
+                                          "resourceName": "example.com/gpu",
+                                          "requestName": "container-0-request-0"}]
+    stored = double.get("ResourceClaim", name)
+    assert stored["metadata"]["annotations"] == {
+        "resource.kubernetes.io/extended-resource-claim": "true"}
+    assert [(x["request"], x["device"]) for x in
+            stored["status"]["allocation"]["devices"]["results"]] == [
+        ("container-0-request-0", "gpu-0")]
+
+
 def test_assume_cache_keeps_the_written_claim_over_older_informer_copies() -> None:
     """The informer's copy older than the status the scheduler wrote does not undo the
     allocation; a newer one replaces it."""
@@ -336,3 +366,55 @@ def test_snapshot_writes_dra_and_gang_objects_that_simulate_reads(
     placed = {json.loads(x)["pod"]: json.loads(x)["node"] for x in res.output.splitlines()
               if x.startswith("{")}
     assert placed == {"default/gpu-1": "n1"}
+
+
+STORAGE_OBJECTS: list[dict[str, Any]] = [
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+     "provisioner": "csi.example.com", "volumeBindingMode": "WaitForFirstConsumer"},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+     "metadata": {"name": "csi.example.com"}, "spec": {"storageCapacity": True}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+     "metadata": {"name": "cap-n1", "namespace": "kube-system"}, "storageClassName": "fast",
+     "nodeTopology": {"matchLabels": {"kubernetes.io/hostname": "n1"}}, "capacity": "10Gi"},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+     "metadata": {"name": "data", "namespace": "default"},
+     "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+              "resources": {"requests": {"storage": "5Gi"}}}},
+]
+
+
+def test_storage_capacity_objects_are_watched_and_snapshotted(
+        double: ApiServerDouble, kubeconfig: str, runners: list, tmp_path: Path) -> None:
+    """CSIDriver and CSIStorageCapacity reach the scheduler's informers: only n1 has storage
+    for the claim, so run selects it (the volume's selected-node annotation); snapshot
+    writes both kinds and simulate reads them back to the same decision."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kubesched.cli import main
+
+    for name in ("n0", "n1", "n2"):
+        double.create(node(name))
+    for obj in STORAGE_OBJECTS:
+        double.create(obj)
+    out = tmp_path / "snap.yaml"
+    # "probe" is the default scheduler's (no one schedules it here): explain reads it
+    for name, scheduler in (("probe", "default-scheduler"), ("user", "kubesched")):
+        p = pod(name, scheduler=scheduler)
+        p["spec"]["volumes"] = [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]
+        double.create(p)
+    res = CliRunner().invoke(main, ["snapshot", "--kubeconfig", kubeconfig, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "kind: CSIDriver\n" in text and "kind: CSIStorageCapacity\n" in text
+    res = CliRunner().invoke(main, ["explain", str(out), "--pod", "default/probe", "-o", "json"])
+    assert res.exit_code == 0, res.output
+    verdicts = {n["node"]: n for n in json.loads(res.stdout)["nodes"]}
+    assert verdicts["n1"]["feasible"] is True
+    for name in ("n0", "n2"):
+        assert verdicts[name]["reasons"] == ["node(s) did not have enough free storage"]
+    make_runner(kubeconfig, runners)
+    wait_until(lambda: (double.get("PersistentVolumeClaim", "data") or {}).get(
+        "metadata", {}).get("annotations", {}).get("volume.kubernetes.io/selected-node") == "n1",
+        what="the claim's selected node")

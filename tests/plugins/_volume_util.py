@@ -51,7 +51,8 @@ from kubesched.framework.status import Code, Status
 
 _ids = itertools.count()
 
-KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode")
+KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+         "CSIStorageCapacity")
 
 
 def q(v: str | None) -> Fraction | None:

@@ -1,10 +1,11 @@
 """NodeResourcesBalancedAllocation, ported from upstream balanced_allocation_test.go
 TestNodeResourcesBalancedAllocation: the v1.35 expected values (reference §9: the
 ``(1 − std) × 100`` formula, PreScore Skip for best-effort pods) and the v1.36 ones
-(kubernetes#135573: ``50 + (50 + with − without) / 2``). The v1.36 table could be read only
-in part (the PR's review thread: "nodes to reach min/max score" 100/50 and "requested
-resources at node capacity" 62/62 are upstream's figures); the other v1.36 values are the
-formula's on the same cases, worked by hand below."""
+(kubernetes#135573: ``50 + (50 + with − without) / 2``). The v1.36 values are upstream's
+table (the stored ``balanced_allocation_test.go`` with TestBalancedAllocationSignPod and
+ktesting, read in December 2026: all seven CPU/memory/GPU cases, with and without PreScore,
+match); its two DRA extended-resource rows are not ported (extended resources backed by a
+DeviceClass are not handled: differences.md)."""
 
 from __future__ import annotations
 

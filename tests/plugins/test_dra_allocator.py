@@ -1,10 +1,6 @@
-"""The structured allocator against upstream's shared allocator test table.
-
-Ported from kubernetes/kubernetes
-``staging/src/k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/
-allocator_testing.go`` (commit 008b3652), with upstream's names for cases and objects; the
-cases after ``# -- kubesched`` are our own for features whose upstream cases are not ported
-yet (constraints, prioritized lists, taints, admin access, counters).
+"""The structured allocator: kubesched's own cases (the features through kubesched's
+objects, one case each). Upstream's shared table is ported in
+``test_dra_allocator_upstream.py``.
 """
 
 from __future__ import annotations
@@ -126,151 +122,13 @@ MEM1 = f'device.capacity["{driverA}"].memory.compareTo(quantity("1Gi")) >= 0'
 MEM2 = f'device.capacity["{driverA}"].memory.compareTo(quantity("2Gi")) >= 0'
 
 
-# ---------------------------------------------------------------- upstream's cases
-
-
-def test_empty() -> None:
-    assert run([], [], [], node(node1, region1)) in ([], None)
-
-
-def test_simple() -> None:
-    a = Allocator(ALL_FEATURES, set(), {classA: dra_class(classA, driverA)},
-                  [slice_with_one_device(slice1, node1, pool1, driverA)])
-    r = a.allocate(node(node1, region1), [claim_with_request(claim0, req0, classA)])
-    assert r is not None
-    assert r[0].node_selector == local(node1)
-    assert [(d.request, d.driver, d.pool, d.device) for d in r[0].results] == [
-        (req0, driverA, pool1, device1)]
-
-
-def test_other_node() -> None:
-    got = run([claim_with_request(claim0, req0, classA)], [dra_class(classA, driverA)],
-              [slice_with_one_device(slice1, node1, pool1, driverB),
-               slice_with_one_device(slice2, node2, pool2, driverA)], node(node2, region2))
-    assert got == [[dev(req0, driverA, pool2, device1)]]
-
-
-def test_small_and_large() -> None:
-    got = run([claim(claim0, request(req0, classA, 1, MEM1), request(req1, classA, 1, MEM2))],
-              [dra_class(classA, driverA)],
-              [slice_with_devices(slice1, node1, pool1, driverA,
-                                  device(device1, {"memory": "1Gi"}),
-                                  device(device2, {"memory": "2Gi"}))], node(node1, region1))
-    assert got == [[dev(req0, driverA, pool1, device1), dev(req1, driverA, pool1, device2)]]
-
-
-def test_small_and_large_backtrack_requests() -> None:
-    got = run([claim(claim0, request(req0, classA, 1, MEM1), request(req1, classA, 1, MEM2))],
-              [dra_class(classA, driverA)],
-              [slice_with_devices(slice1, node1, pool1, driverA,
-                                  device(device2, {"memory": "2Gi"}),
-                                  device(device1, {"memory": "1Gi"}))], node(node1, region1))
-    assert got == [[dev(req0, driverA, pool1, device1), dev(req1, driverA, pool1, device2)]]
-
-
-def test_small_and_large_backtrack_claims() -> None:
-    got = run([claim(claim0, request(req0, classA, 1, MEM1)),
-               claim(claim1, request(req1, classA, 1, MEM2))],
-              [dra_class(classA, driverA)],
-              [slice_with_devices(slice1, node1, pool1, driverA,
-                                  device(device2, {"memory": "2Gi"}),
-                                  device(device1, {"memory": "1Gi"}))], node(node1, region1))
-    assert got == [[dev(req0, driverA, pool1, device1)], [dev(req1, driverA, pool1, device2)]]
-
-
-def test_devices_split_across_different_slices() -> None:
-    got = run([claim(claim0, request(req0, classA, 2))], [dra_class(classA, driverA)],
-              [slice_with_one_device(slice1, node1, pool1, driverA),
-               slice_with_one_device(slice2, node1, pool2, driverA)], node(node1, region1))
-    assert got == [[dev(req0, driverA, pool1, device1), dev(req0, driverA, pool2, device1)]]
-
-
-def test_obsolete_slice() -> None:
-    got = run([claim_with_request(claim0, req0, classA)], [dra_class(classA, driverA)],
-              [slice_with_devices("slice-1-obsolete", node1, pool1, driverA, device(device1),
-                                  count=2),
-               slice_with_devices("slice-1-obsolete", node1, pool1, driverA, device(device2),
-                                  count=2, generation=1)], node(node1, region1))
-    assert got is None
-
-
-def test_duplicate_slice() -> None:
-    a = slice_with_one_device(slice1, node1, pool1, driverA, count=2)
-    b = replace(a, metadata=ObjectMeta(name=slice1 + "-2"))
-    with pytest.raises(AllocationError, match="invalid resource pools were encountered"):
-        run([claim_with_request(claim0, req0, classA)], [dra_class(classA, driverA)], [a, b],
-            node(node1, region1))
-
-
-def test_no_slices() -> None:
-    assert run([claim_with_request(claim0, req0, classA)], [dra_class(classA, driverA)], [],
-               node(node1, region1)) is None
-
-
-def test_not_enough_suitable_devices() -> None:
-    assert run([claim_with_request(claim0, req0, classA),
-                claim_with_request(claim0, req1, classA)], [dra_class(classA, driverA)],
-               [slice_with_one_device(slice1, node1, pool1, driverA)],
-               node(node1, region1)) is None
-
-
-@pytest.mark.parametrize(("cls", "classes", "message"), [
-    (classA, [], "could not retrieve device class class-a"),                 # no-classes
-    ("unknown-class", [classA], "could not retrieve device class unknown-class"),
-    ("", [classA], "claim default/claim-0, request req-0: missing device class name "
-                   r"\(unsupported request type\?\)"),                          # empty-class
-])
-def test_class_errors(cls: str, classes: list[str], message: str) -> None:
-    with pytest.raises(AllocationError, match=message):
-        run([claim_with_request(claim0, req0, cls)], [dra_class(c, driverA) for c in classes],
-            [slice_with_one_device(slice1, node1, pool1, driverA)], node(node1, region1))
-
-
-def test_no_claims_to_allocate() -> None:
-    assert run([], [dra_class(classA, driverA)],
-               [slice_with_one_device(slice1, node1, pool1, driverA)],
-               node(node1, region1)) in ([], None)
+# kubesched's own cases, beside upstream's table (test_dra_allocator_upstream.py)
 
 
 def all_request(name: str, cls: str) -> DeviceRequest:
     return DeviceRequest(name, sub(name, cls, 0, allocation_mode=ALL))
 
 
-def test_all_devices_single() -> None:
-    got = run([claim(claim0, all_request(req0, classA))], [dra_class(classA, driverA)],
-              [slice_with_one_device(slice1, node1, pool1, driverA)], node(node1, region1))
-    assert got == [[dev(req0, driverA, pool1, device1)]]
-
-
-def test_all_devices_many() -> None:
-    got = run([claim(claim0, all_request(req0, classA))], [dra_class(classA, driverA)],
-              [slice_with_one_device(slice1, node1, pool1, driverA),
-               slice_with_one_device(slice1, node1, pool2, driverA)], node(node1, region1))
-    assert got == [[dev(req0, driverA, pool1, device1), dev(req0, driverA, pool2, device1)]]
-
-
-def test_all_devices_of_the_incomplete_pool() -> None:
-    with pytest.raises(AllocationError, match="claim default/claim-0, request req-0: asks "
-                       "for all devices, but resource pool driver-a/pool-1 is currently "
-                       "being updated"):
-        run([claim(claim0, all_request(req0, classA))], [dra_class(classA, driverA)],
-            [slice_with_one_device(slice1, node1, pool1, driverA, count=2)],
-            node(node1, region1))
-
-
-@pytest.mark.parametrize("reversed_", [False, True])
-def test_all_devices_plus_another(reversed_: bool) -> None:
-    c0 = claim(claim0, all_request(req0, classA))
-    c1 = claim(claim1, request(req0, classB))
-    claims = [c1, c0] if reversed_ else [c0, c1]
-    got = run(claims, [dra_class(classA, driverA), dra_class(classB, driverB)],
-              [slice_with_one_device(slice1, node1, pool1, driverA),
-               slice_with_one_device(slice1, node1, pool1, driverB)], node(node1, region1))
-    a, b = [dev(req0, driverA, pool1, device1)], [dev(req0, driverB, pool1, device1)]
-    assert got == ([b, a] if reversed_ else [a, b])
-
-
-# -- kubesched: the features whose upstream cases are not ported yet
 
 
 def test_already_allocated_devices_are_skipped() -> None:
@@ -310,6 +168,7 @@ def test_match_attribute_missing_attribute() -> None:
 
 
 def test_distinct_attribute() -> None:
+    # distinctAttribute is KEP-5075's: only the incubating allocator knows it
     got = run([claim(claim0, request(req0, classA, 2),
                      constraints=(DeviceConstraint(distinct_attribute=f"{driverA}/numa"),))],
               [dra_class(classA, driverA)],
@@ -317,7 +176,7 @@ def test_distinct_attribute() -> None:
                                   device(device1, attributes={"numa": 1}),
                                   device(device2, attributes={"numa": 1}),
                                   device(device3, attributes={"numa": 2}))],
-              node(node1, region1))
+              node(node1, region1), features=replace(ALL_FEATURES, consumable_capacity=True))
     assert got == [[dev(req0, driverA, pool1, device1), dev(req0, driverA, pool1, device3)]]
 
 
@@ -377,9 +236,13 @@ def test_shared_counters_partitions() -> None:
     def part(name: str, mem: str) -> Device:
         return device(name, consumes_counters=(
             DeviceCounterConsumption("gpu-0", {"memory": Fraction(int(mem))}),))
+    # the counters in a slice of their own, as the API requires (devices and sharedCounters
+    # are never in one slice); both slices make up the pool
     slices = [slice_with_devices(slice1, node1, pool1, driverA, part(device1, "8"),
-                                 part(device2, "4"), part(device3, "4"),
-                                 shared_counters=(CounterSet("gpu-0", {"memory": Fraction(8)}),))]
+                                 part(device2, "4"), part(device3, "4"), count=2),
+              ResourceSlice(metadata=ObjectMeta(name=slice2), driver=driverA, pool=pool1,
+                            resource_slice_count=2,
+                            shared_counters=(CounterSet("gpu-0", {"memory": Fraction(8)}),))]
     got = run([claim(claim0, request(req0, classA, 2))], [dra_class(classA, driverA)], slices,
               node(node1, region1))
     assert got == [[dev(req0, driverA, pool1, device2), dev(req0, driverA, pool1, device3)]]
@@ -423,3 +286,65 @@ def test_semver_attribute_selector() -> None:
                                   device(device2, attributes={"driverVersion": Semver("1.1.0")}))],
               node(node1, region1))
     assert got == [[dev(req0, driverA, pool1, device2)]]
+
+
+def test_consumed_capacity_rounds_in_whole_units() -> None:
+    """roundUpRange works on Quantity.Value() (rounded up to whole units) in int64: a
+    fractional minimum and request round as upstream's arithmetic does, not exactly."""
+    from kubesched.api.dra.types import CapacityRequestPolicy, CapacityRequestPolicyRange
+    from kubesched.plugins.dynamicresources.structured import consumed_capacity
+    half = Fraction(1, 2)
+    rng = CapacityRequestPolicy(valid_range=CapacityRequestPolicyRange(half, None, Fraction(1)))
+    # Value(): 1.2 -> 2, 0.5 -> 1; 1 + 1 step = 2 (exactly: 0.5 + 1 = 1.5 would do)
+    assert consumed_capacity(Fraction(6, 5), Fraction(10), rng) == 2
+    assert consumed_capacity(Fraction(1, 4), Fraction(10), rng) == half  # below min: min
+    assert consumed_capacity(None, Fraction(10), rng) == 10  # no default: all of it
+    values = CapacityRequestPolicy(default=Fraction(1), valid_values=(Fraction(1), Fraction(4)))
+    assert consumed_capacity(Fraction(2), Fraction(10), values) == 4  # next valid value
+    assert consumed_capacity(Fraction(5), Fraction(10), values) == 5  # none: as requested
+    assert consumed_capacity(None, Fraction(10), values) == 1  # the default
+
+
+LISTS = replace(ALL_FEATURES, list_type_attributes=True)
+KIND = f'device.attributes["{driverA}"].kind'
+
+
+def _numa_devices() -> ResourceSlice:
+    # req-0 takes two "x" devices, req-1 one "y"; all of them share a NUMA node
+    return slice_with_devices(
+        slice1, node1, pool1, driverA,
+        device(device1, attributes={"kind": "x", "numa": ("a", "b")}),
+        device(device2, attributes={"kind": "x", "numa": ("b",)}),
+        device(device3, attributes={"kind": "x", "numa": ("a",)}),
+        device("device-4", attributes={"kind": "y", "numa": ("a",)}))
+
+
+def test_match_attribute_intersection_is_not_widened_on_backtracking() -> None:
+    """Upstream's matchAttribute narrows its intersection as devices are added and only
+    counts down when one is taken back: after device-2 ({b}) is given back, the set stays
+    {b}, so device-3 ({a}) no longer fits beside device-1 ({a, b}) and the claim cannot be
+    allocated, although device-1, device-3 and device-4 share "a". kubesched takes the same
+    (no) devices."""
+    claims = [claim(claim0, request(req0, classA, 2, f'{KIND} == "x"'),
+                    request(req1, classA, 1, f'{KIND} == "y"'),
+                    constraints=(DeviceConstraint(match_attribute=f"{driverA}/numa"),))]
+    assert run(claims, [dra_class(classA, driverA)], [_numa_devices()], node(node1, region1),
+               features=LISTS) is None
+    # device-2 out of the way, the same claim is allocated
+    without = replace(_numa_devices(), devices=tuple(
+        d for d in _numa_devices().devices if d.name != device2))
+    assert run(claims, [dra_class(classA, driverA)], [without], node(node1, region1),
+               features=LISTS) == [[dev(req0, driverA, pool1, device1),
+                                    dev(req0, driverA, pool1, device3),
+                                    dev(req1, driverA, pool1, "device-4")]]
+
+
+def test_list_type_attributes_pick_the_experimental_channel() -> None:
+    # upstream's experimental allocator is incubating's plus lists: distinctAttribute works
+    # with DRAListTypeAttributes on even when DRAConsumableCapacity is off
+    assert LISTS.incubating
+    got = run([claim(claim0, request(req0, classA, 2),
+                     constraints=(DeviceConstraint(distinct_attribute=f"{driverA}/numa"),))],
+              [dra_class(classA, driverA)], [_numa_devices()], node(node1, region1),
+              features=LISTS)
+    assert got == [[dev(req0, driverA, pool1, device2), dev(req0, driverA, pool1, device3)]]

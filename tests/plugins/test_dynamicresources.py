@@ -5,6 +5,7 @@ expected statuses and claim updates — plus the score and the queueing hints.""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from kubesched.api.dra.store import dra_index, replace_claim
 from kubesched.api.dra.types import ResourceClaim, ResourceClaimConsumerReference
 from kubesched.api.scenario import load_scenario_text
 from kubesched.api.types import Node, Pod
+from kubesched.clock import VirtualClock
 from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import QueueingHint
@@ -111,18 +113,24 @@ class FakeBackend:
     def __init__(self, objects: dict[str, list[Any]]) -> None:
         self.objects = objects
         self.writes: list[ResourceClaim] = []
+        self.events: list[tuple[str, str, str]] = []
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        self.events.append((event_type, reason, message))
 
     def update_resource_claim_status(self, c: ResourceClaim) -> ResourceClaim:
         current = dra_index(self.objects).claim(c.namespace, c.name)
         assert current is not None and current.uid == c.uid
-        new = dataclasses.replace(current, allocation=c.allocation, reserved_for=c.reserved_for)
+        new = dataclasses.replace(current, allocation=c.allocation, reserved_for=c.reserved_for,
+                                  devices=c.devices)
         replace_claim(self.objects, new)
         self.writes.append(new)
         return new
 
 
 class Run:
-    def __init__(self, *docs: str, gates: dict[str, bool] | None = None) -> None:
+    def __init__(self, *docs: str, gates: dict[str, bool] | None = None,
+                 clock: VirtualClock | None = None) -> None:
         sc = load_scenario_text("\n---\n".join(docs))
         self.pod: Pod = next(p for p in sc.pods if not p.spec.node_name)
         self.nodes: list[Node] = sc.nodes
@@ -130,7 +138,7 @@ class Run:
         self.backend = FakeBackend(self.objects)
         features = FeatureGates(overrides=tuple((gates or {}).items()))
         self.handle = Handle(objects=self.objects, backend=self.backend,  # type: ignore[arg-type]
-                             features=features)
+                             features=features, clock=clock)
         self.plugin = DynamicResources({}, self.handle)
         self.state = CycleState()
 
@@ -218,7 +226,11 @@ def test_with_resources() -> None:
     want = load_scenario_text(claim(allocated=True, reserved_for="1234")).objects[
         "ResourceClaim"][0]
     got = r.claim()
-    assert got.allocation == want.allocation
+    assert got.allocation is not None and want.allocation is not None
+    # binding conditions are on in 1.37: PreBind stamps the allocation (the binding
+    # timeout's start), which upstream's test ignores too
+    assert got.allocation.allocation_timestamp is not None
+    assert replace(got.allocation, allocation_timestamp=None) == want.allocation
     assert [(x.resource, x.name, x.uid) for x in got.reserved_for] == [
         ("pods", "my-pod", "1234")]
 
@@ -404,3 +416,101 @@ def test_claim_hints() -> None:
     reserved = dataclasses.replace(mine, reserved_for=(
         ResourceClaimConsumerReference("pods", "my-pod", "1234"),))
     assert hint(r.pod, mine, reserved) == QueueingHint.QUEUE
+
+
+# ---------------------------------------------------------------- binding conditions
+# upstream's TestPlugin cases for KEP-5007 (the newest stored dynamicresources_test.go):
+# bound-claim-with-succeeded-binding-conditions, bound-claim-with-failed-binding,
+# prebind-fail-with-binding-timeout, bound-claim-with-mixed-binding-conditions,
+# bound-claim-without-binding-conditions; their allocationResultWithBindingConditions
+# (bindingConditions [condition], bindingFailureConditions [failed]) and device statuses.
+
+
+def bound_claim(*conditions: tuple[str, str], allocated_at: str | None = None) -> str:
+    """allocatedClaim with allocationResultWithBindingConditions and the device's status."""
+    text = claim(allocated=True).replace(
+        "device: instance-1}]",
+        "device: instance-1, bindingConditions: [condition], "
+        "bindingFailureConditions: [failed]}]")
+    if allocated_at is not None:
+        text = text.replace("  allocation:\n", f'  allocation:\n    allocationTimestamp: '
+                                               f'"{allocated_at}"\n')
+    conds = ", ".join(f"{{type: {t}, status: '{st}'}}" for t, st in conditions)
+    return text + ("  devices: [{driver: some-driver, pool: worker, device: instance-1, "
+                   f"conditions: [{conds}]}}]\n")
+
+
+# 2026-01-01T00:00:00Z on the virtual clock
+T0 = 1767225600.0
+
+
+def test_bound_claim_with_succeeded_binding_conditions() -> None:
+    r = Run(NODE, POD_CLAIM, bound_claim(("condition", "True"), ("failed", "False")))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.schedule() is None
+    assert [x.uid for x in r.claim().reserved_for] == ["1234"]
+    assert r.backend.events == [("Normal", "BindingConditionsPending",
+                                 "waiting for binding conditions for device on node worker")]
+
+
+@pytest.mark.parametrize(("conditions", "allocated_at"), [
+    ((("condition", "False"), ("failed", "True")), None),  # bound-claim-with-failed-binding
+    # bound-claim-with-mixed-binding-conditions: "condition" missing, allocated 10 min
+    # (the default bindingTimeout) and a moment ago
+    ((("condition1", "True"), ("condition2", "False")), "2025-12-31T23:50:00Z"),
+], ids=["bound-claim-with-failed-binding", "bound-claim-with-mixed-binding-conditions"])
+def test_failed_or_timed_out_binding_deallocates(conditions: tuple[tuple[str, str], ...],
+                                                 allocated_at: str | None) -> None:
+    r = Run(NODE, SLICE % "", POD_CLAIM, bound_claim(*conditions, allocated_at=allocated_at),
+            clock=VirtualClock(T0 + 1))
+    assert r.pre_filter() is None
+    assert {n: code(st) for n, st in r.filter().items()} == {
+        "worker": (UU, ("resourceclaim not available on the node",))}
+    assert code(r.post_filter()) == (U, ("deallocation of ResourceClaim completed",))
+    assert r.claim().allocation is None and r.claim().devices == ()
+
+
+def test_prebind_fail_with_binding_timeout() -> None:
+    # allocated 10 s short of the 600 s timeout: Filter passes; upstream's PreBind polls
+    # until the timeout passes, kubesched's virtual clock is moved past it instead
+    clock = VirtualClock(T0)
+    r = Run(NODE, POD_CLAIM, bound_claim(allocated_at="2025-12-31T23:50:10Z"), clock=clock)
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    clock.advance_to(T0 + 11)
+    assert code(r.schedule()) == (ERR, ("claim my-pod-my-resource binding timeout",))
+    assert [x.uid for x in r.claim().reserved_for] == ["1234"]  # reserved before waiting
+
+
+def test_bound_claim_without_binding_conditions() -> None:
+    r = Run(NODE, POD_TEMPLATE, claim(allocated=True), claim("not-my-claim", owner=None))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.schedule() is None
+    assert [x.uid for x in r.claim().reserved_for] == ["1234"]
+
+
+def test_binding_conditions_not_met_yet() -> None:
+    # kubesched's: nothing changes while the simulator's PreBind waits, so it ends at once
+    # with upstream's timeout error, and the claim stays reserved for the retry
+    r = Run(NODE, POD_CLAIM, bound_claim(("condition", "False"), ("failed", "False")),
+            clock=VirtualClock(T0))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert code(r.schedule()) == (ERR, ("device binding timeout",))
+
+
+def test_binding_failure_in_pre_bind() -> None:
+    r = Run(NODE, POD_CLAIM, bound_claim(("condition", "False"), ("failed", "True")))
+    r.plugin.pre_filter(r.state, r.pod, None)  # type: ignore[arg-type]
+    assert code(r.plugin.pre_bind(r.state, r.pod, "worker")) == (
+        ERR, ('claim my-pod-my-resource binding failed: reason=, message=""',))
+
+
+def test_invalid_pool_is_the_nodes_reason() -> None:
+    """An invalid pool (here one device name in two of its slices) fails allocation on that
+    node only (ErrFailedAllocationOnNode): an unschedulable reason, not an error that
+    aborts the pod's scheduling."""
+    two = (SLICE % "").replace("resourceSliceCount: 1", "resourceSliceCount: 2")
+    other = two.replace("name: worker-some-driver", "name: worker-some-driver-2")
+    r = Run(NODE, POD_CLAIM, claim(), CLASS, two, other)
+    assert r.pre_filter() is None
+    assert {n: code(st) for n, st in r.filter().items()} == {
+        "worker": (UU, ("invalid resource pools were encountered",))}

@@ -236,6 +236,8 @@ def test_events_to_register() -> None:
     assert got == [
         (Resource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
         (Resource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
+        # DRAExtendedResource (on in 1.37): a class may come to map the pod's resource
+        (Resource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
     ]
     assert all(e.hint is not None for e in evs)
 

@@ -1,7 +1,9 @@
 """NodeVolumeLimits (CSI): upstream v1.35 ``csi_test.go`` tables (TestCSILimits — all but the
 two VolumeAttachment cases, since scenarios have no VolumeAttachments —, TestCSILimitsQHint,
-TestCSILimitsAddedPVCQHint), the attach-limit key, and the plugin through the whole framework
-on a random cluster (the runtime loops its per-node form)."""
+TestCSILimitsAddedPVCQHint), the attach-limit key, the plugin through the whole framework
+on a random cluster (the runtime loops its per-node form), and VolumeLimitScaling's missing-driver
+check (upstream's tests for it — csi_test.go after #135012 — could not be read: the cases here
+follow the PR's code and the plugin's AGENTS.md)."""
 
 from __future__ import annotations
 
@@ -296,3 +298,77 @@ def test_portworx_needs_the_migrated_annotation() -> None:
         state = CycleState()
         pl.pre_filter(state, pod, snap)
         assert as_pair(pl.filter(state, pod, snap.node_infos[0])) == want
+
+
+# ================================================================ VolumeLimitScaling
+
+
+def _driver_cluster(features: Any, prevent: bool | None, csi_nodes: dict[str, Any]):
+    """Three nodes: one whose CSINode lists EBS (limit 5), one whose CSINode lists only GCE
+    (no limit), one without a CSINode; a pod with one bound EBS volume."""
+    from kubesched.api.storage import CSIDriver
+    from kubesched.api.types import ObjectMeta
+    from kubesched.framework.handle import Handle
+    from kubesched.framework.snapshot import Snapshot
+
+    nodes = [make_node(n) for n in ("with-ebs", "with-gce", "no-csinode")]
+    objs: list[Any] = [make_pv("vol-0", source_kind="csi",
+                               source={"driver": EBS, "volumeHandle": "vol-0"}),
+                       make_pvc("claim-0", volume_name="vol-0"), make_pvc("unclassed")]
+    objs += [v for v in csi_nodes.values() if v is not None]
+    if prevent is not None:
+        objs.append(CSIDriver(metadata=ObjectMeta(name=EBS),
+                              prevent_pod_scheduling_if_missing=prevent))
+    from _volume_util import objects
+
+    snap = Snapshot.from_nodes(nodes, [])
+    pl = NodeVolumeLimits(None, Handle(snapshot=snap, objects=objects(*objs),
+                                       features=features))
+    return pl, snap, nodes
+
+
+NOT_INSTALLED = (Code.UNSCHEDULABLE, (f"{EBS} CSI driver is not installed on the node",))
+
+
+@pytest.mark.parametrize(("release", "gates", "prevent", "want"), [
+    # beta, on, in 1.37: only a CSIDriver that opts in makes the driver required
+    ("1.37", (), True, [OK, NOT_INSTALLED, NOT_INSTALLED]),
+    ("1.37", (), False, [OK, OK, OK]),
+    ("1.37", (), None, [OK, OK, OK]),
+    # alpha, off, in 1.35 and 1.36: no check unless the gate is turned on
+    ("1.36", (), True, [OK, OK, OK]),
+    ("1.36", (("VolumeLimitScaling", True),), True, [OK, NOT_INSTALLED, NOT_INSTALLED]),
+    ("1.37", (("VolumeLimitScaling", False),), True, [OK, OK, OK]),
+])
+def test_missing_driver(release: str, gates: tuple[tuple[str, bool], ...], prevent: bool | None,
+                        want: list[tuple[Code, tuple[str, ...]]]) -> None:
+    """The check comes before the limits: the node whose CSINode reports no limit for any
+    driver, and the node without a CSINode, are rejected too; both forms agree."""
+    from _volume_util import filter_all, prefilter
+
+    from kubesched.config.features import FeatureGates
+
+    pl, snap, nodes = _driver_cluster(
+        FeatureGates(release, gates), prevent,
+        {"with-ebs": make_csinode("with-ebs", {EBS: 5}),
+         "with-gce": make_csinode("with-gce", {GCE: None})})
+    pod = pvc_pod("claim-0")
+    state, pre = prefilter(pl, pod, snap)
+    assert pre.is_success()
+    got = dict(zip([ni.name for ni in snap.node_infos], filter_all(pl, state, pod, snap),
+                   strict=True))
+    assert [as_pair(got[n.name]) for n in nodes] == want
+
+
+def test_missing_driver_needs_a_csi_volume() -> None:
+    """A pod whose claims name no CSI driver (an unbound claim without a class) is not
+    checked: nothing it mounts is missing."""
+    from _volume_util import filter_all, prefilter
+
+    from kubesched.config.features import FeatureGates
+
+    pl, snap, _ = _driver_cluster(FeatureGates("1.37"), True, {})
+    pod = pvc_pod("unclassed")
+    state, pre = prefilter(pl, pod, snap)
+    assert pre.is_success()
+    assert [as_pair(s) for s in filter_all(pl, state, pod, snap)] == [OK, OK, OK]

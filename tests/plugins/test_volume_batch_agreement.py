@@ -1,7 +1,8 @@
 """The batch and per-node forms of the volume plugins agree: on every golden volume scenario
 (``../shared/golden/explain-volumes``) and on randomly generated clusters of local, zonal and
 CSI volumes, bound / unbound / pre-bound claims of WaitForFirstConsumer and Immediate classes,
-selected-node annotations, RWOP claims and inline disks."""
+selected-node annotations, RWOP claims, inline disks, and the CSI driver's storage capacity
+objects (capacity check, VolumeBinding's Score) and missing-driver opt-in."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ from _volume_util import (
     prefilter,
 )
 
-from kubesched.api.storage import ObjectReference
-from kubesched.api.types import ZONE_LABEL, LabelSelector
+from kubesched.api.storage import CSIDriver, CSIStorageCapacity, ObjectReference
+from kubesched.api.types import ZONE_LABEL, LabelSelector, ObjectMeta
 from kubesched.framework.handle import Handle
 from kubesched.framework.snapshot import Snapshot
 from kubesched.plugins.nodevolumelimits import NodeVolumeLimits
@@ -54,13 +55,26 @@ def _check(objs: dict[str, list[Any]], snap: Snapshot, pod) -> int:
                 assert (got.code, got.reasons) == (st.code, st.reasons)
             if cls is VolumeBinding:
                 _check_reserve_volumes(pl, state, pod, snap, statuses)
+                _check_scores(pl, state, fresh, state2, pod, snap, statuses)
     return checked
 
 
 def _names(pv) -> tuple:
     b = [(x.pvc.name, x.pv.name) for x in pv.static_bindings] if pv.static_bindings else None
-    d = [c.name for c in pv.dynamic_provisions] if pv.dynamic_provisions else None
+    d = ([(c.pvc.name, c.node_capacity.name if c.node_capacity else None)
+          for c in pv.dynamic_provisions] if pv.dynamic_provisions else None)
     return b, d
+
+
+def _check_scores(pl, state, fresh, state2, pod, snap, statuses) -> None:
+    """Score on the feasible nodes: per node after the per-node Filter, and in batch form
+    after the batch-only Filter, agree."""
+    feasible = np.array([i for i, st in enumerate(statuses) if st.is_success()],
+                        dtype=np.int64)
+    if not len(feasible) or pl.pre_score(state, pod, []) is not None:
+        return
+    per_node = [pl.score(state, pod, snap.node_infos[i]) for i in feasible.tolist()]
+    assert fresh.score_batch(state2, pod, snap, feasible).tolist() == per_node
 
 
 def _check_reserve_volumes(pl, state, pod, snap, statuses) -> None:
@@ -167,7 +181,22 @@ def random_cluster(rng: random.Random) -> tuple[dict[str, list[Any]], Snapshot, 
         vols = [rng.choice(disks)] if rng.random() < 0.2 else []
         running.append(make_pod(f"r{i}", pvcs=tuple(c.name for c in picked), volumes=vols,
                                 node=rng.choice(nodes).name))
-    objs = objects(*classes, *claims, *pvs, *csinodes)
+    storage: list[Any] = []
+    if rng.random() < 0.7:
+        storage.append(CSIDriver(metadata=ObjectMeta(name=DRIVER),
+                                 storage_capacity=rng.random() < 0.8,
+                                 prevent_pod_scheduling_if_missing=rng.random() < 0.3))
+    for i in range(rng.randint(0, 5)):
+        zones = rng.sample(ZONES, rng.randint(0, 2))
+        topology = (None if rng.random() < 0.1 else LabelSelector(match_labels=tuple(
+            (ZONE_LABEL, z) for z in zones[:1])))
+        storage.append(CSIStorageCapacity(
+            metadata=ObjectMeta(name=f"cap{i}", namespace="kube-system"),
+            storage_class_name=rng.choice(("csi", "csi", "csi-za", "local")),
+            node_topology=topology,
+            capacity=rng.choice((None, 0, 2 << 30, 20 << 30, 200 << 30)),
+            maximum_volume_size=rng.choice((None, None, 8 << 30))))
+    objs = objects(*classes, *claims, *pvs, *csinodes, *storage)
     return objs, Snapshot.from_nodes(nodes, running), claims
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.api.dra.types import ResourceClaim
+from kubesched.api.quantity import format_quantity
 from kubesched.api.types import (
     CPU,
     Affinity,
@@ -206,6 +207,15 @@ def encode_claim_status(claim: ResourceClaim) -> dict[str, Any]:
                 res["adminAccess"] = r.admin_access
             if r.tolerations:
                 res["tolerations"] = [_prune(_generic(t)) for t in r.tolerations]
+            if r.binding_conditions:
+                res["bindingConditions"] = list(r.binding_conditions)
+            if r.binding_failure_conditions:
+                res["bindingFailureConditions"] = list(r.binding_failure_conditions)
+            if r.share_id is not None:
+                res["shareID"] = r.share_id
+            if r.consumed_capacity:
+                res["consumedCapacity"] = {k: format_quantity(v)
+                                           for k, v in r.consumed_capacity.items()}
             results.append(res)
         devices: dict[str, Any] = {"results": results}
         if a.config:
@@ -217,8 +227,40 @@ def encode_claim_status(claim: ResourceClaim) -> dict[str, Any]:
         alloc: dict[str, Any] = {"devices": devices}
         if a.node_selector is not None:
             alloc["nodeSelector"] = {"nodeSelectorTerms": [_term(t) for t in a.node_selector]}
+        if a.allocation_timestamp is not None:
+            alloc["allocationTimestamp"] = _time(a.allocation_timestamp)
         out["allocation"] = alloc
     if claim.reserved_for:
         out["reservedFor"] = [_prune({"resource": r.resource, "name": r.name, "uid": r.uid,
                                       "apiGroup": r.api_group}) for r in claim.reserved_for]
+    if claim.devices:
+        out["devices"] = [_prune({
+            "driver": d.driver, "pool": d.pool, "device": d.device, "shareID": d.share_id,
+            "conditions": [_prune({"type": c.type, "status": c.status, "reason": c.reason,
+                                   "message": c.message}) for c in d.conditions]})
+            for d in claim.devices]
     return out
+
+
+def encode_resource_claim(claim: ResourceClaim) -> dict[str, Any]:
+    """A new ResourceClaim as resource.k8s.io/v1 JSON (what ``Create`` sends: metadata
+    without uid or version, the spec's requests; no status)."""
+    md = encode_meta(dataclasses.replace(claim.metadata, uid="", resource_version=""))
+    for ref in md.get("ownerReferences", ()):
+        ref["apiVersion"] = "v1"  # the only owners the scheduler writes are pods
+
+    def sub(r: Any) -> dict[str, Any]:
+        return _prune({"deviceClassName": r.device_class_name,
+                       "selectors": [{"cel": {"expression": e}} for e in r.selectors],
+                       "allocationMode": r.allocation_mode, "count": r.count,
+                       "adminAccess": r.admin_access})
+
+    requests: list[dict[str, Any]] = []
+    for req in claim.spec.requests:
+        if req.exactly is not None:
+            requests.append({"name": req.name, "exactly": sub(req.exactly)})
+        else:
+            requests.append({"name": req.name, "firstAvailable": [
+                {"name": s.name, **sub(s)} for s in req.first_available]})
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md,
+            "spec": {"devices": {"requests": requests}}}

@@ -28,7 +28,10 @@ NODE_READY = "NodeReady"
 BIND_ERROR = "BindError"
 BIND_CONFLICT = "BindConflict"
 DELETE_POD = "DeletePod"
-ACTIONS = (DELETE_NODE, NODE_NOT_READY, NODE_READY, BIND_ERROR, BIND_CONFLICT, DELETE_POD)
+DEVICE_CONDITION = "DeviceCondition"
+ACTIONS = (DELETE_NODE, NODE_NOT_READY, NODE_READY, BIND_ERROR, BIND_CONFLICT, DELETE_POD,
+           DEVICE_CONDITION)
+CONDITION_STATUSES = ("True", "False", "Unknown")
 
 # spec fields each action reads (``at`` and ``action`` go with every one)
 _FIELDS: dict[str, frozenset[str]] = {
@@ -38,8 +41,10 @@ _FIELDS: dict[str, frozenset[str]] = {
     BIND_ERROR: frozenset({"node", "pod", "count"}),
     BIND_CONFLICT: frozenset({"node", "pod", "count", "boundTo"}),
     DELETE_POD: frozenset({"pod", "duringBinding"}),
+    DEVICE_CONDITION: frozenset({"device", "condition", "status", "reason", "message"}),
 }
-_TARGETS = ("node", "pod", "count", "boundTo", "duringBinding")
+_TARGETS = ("node", "pod", "count", "boundTo", "duringBinding", "device", "condition", "status",
+            "reason", "message")
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -61,6 +66,11 @@ SCHEMA: dict[str, Any] = {
                 "count": {"type": "integer", "minimum": 1},
                 "boundTo": {"type": "string", "minLength": 1},
                 "duringBinding": {"type": "boolean"},
+                "device": {"type": "string", "minLength": 1},
+                "condition": {"type": "string", "minLength": 1},
+                "status": {"type": "string", "enum": list(CONDITION_STATUSES)},
+                "reason": {"type": "string"},
+                "message": {"type": "string"},
             },
         },
     },
@@ -77,6 +87,12 @@ class Fault:
     count: int = 1
     bound_to: str | None = None
     during_binding: bool = False
+    # DeviceCondition: the device ("driver/pool/device") and the condition its driver sets
+    device: str | None = None
+    condition: str | None = None
+    status: str = "True"
+    reason: str = ""
+    message: str = ""
     source: str = ""  # the file it came from, for messages
 
     @property
@@ -120,6 +136,12 @@ def validate_fault(doc: Mapping[str, Any]) -> None:
         required("spec.pod", f"action {action} names a pod")
     if action in (BIND_ERROR, BIND_CONFLICT) and "pod" not in spec and "node" not in spec:
         required("spec.pod", f"action {action} names a pod, a node or both")
+    if action == DEVICE_CONDITION:
+        for f in ("device", "condition"):
+            if not isinstance(spec.get(f), str) or not spec[f]:
+                required(f"spec.{f}", f"action {action} names a device and a condition type")
+        if len(spec["device"].split("/")) != 3 or not all(spec["device"].split("/")):
+            invalid("spec.device", spec["device"], "must be DRIVER/POOL/DEVICE")
     count = spec.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         invalid("spec.count", count, "must be a positive integer")
@@ -133,7 +155,10 @@ def parse_fault(doc: Mapping[str, Any], source: str = "") -> Fault:
                  action=spec["action"], node=spec.get("node"),
                  pod=pod_key(pod) if pod else None, count=int(spec.get("count", 1)),
                  bound_to=spec.get("boundTo"),
-                 during_binding=bool(spec.get("duringBinding", False)), source=source)
+                 during_binding=bool(spec.get("duringBinding", False)),
+                 device=spec.get("device"), condition=spec.get("condition"),
+                 status=spec.get("status", "True"), reason=spec.get("reason", ""),
+                 message=spec.get("message", ""), source=source)
 
 
 register_kind(KIND, {API_VERSION: SCHEMA})

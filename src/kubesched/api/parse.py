@@ -27,8 +27,10 @@ from kubesched.api.quantity import parse_quantity, resource_value
 from kubesched.api.types import (
     Affinity,
     Container,
+    ContainerExtendedResourceRequest,
     ContainerImage,
     ContainerPort,
+    ExtendedResourceClaimStatus,
     LabelSelector,
     LabelSelectorRequirement,
     Namespace,
@@ -762,6 +764,8 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         start_time=parse_time(st.get("startTime"), "status.startTime"),
         conditions=conditions,
         resource_claim_statuses=_claim_statuses(st.get("resourceClaimStatuses")),
+        extended_resource_claim_status=_extended_claim_status(
+            st.get("extendedResourceClaimStatus")),
     )
     pod = Pod(metadata=meta, spec=spec, status=status, raw_spec=s)
     _default_pod_level_resources(pod)
@@ -781,6 +785,24 @@ def _claim_statuses(v: Any) -> dict[str, str | None]:
         out[_req_str(c.get("name"), f"{p}.name")] = (
             None if name is None else _str(name, f"{p}.resourceClaimName"))
     return out
+
+
+def _extended_claim_status(v: Any) -> ExtendedResourceClaimStatus | None:
+    if v is None:
+        return None
+    p = "status.extendedResourceClaimStatus"
+    d = _dict(v, p)
+    mappings = []
+    for i, m in enumerate(_list(d.get("requestMappings"), f"{p}.requestMappings")):
+        q = f"{p}.requestMappings[{i}]"
+        m = _dict(m, q)
+        mappings.append(ContainerExtendedResourceRequest(
+            container_name=_req_str(m.get("containerName"), f"{q}.containerName"),
+            resource_name=_req_str(m.get("resourceName"), f"{q}.resourceName"),
+            request_name=_req_str(m.get("requestName"), f"{q}.requestName")))
+    return ExtendedResourceClaimStatus(
+        resource_claim_name=_req_str(d.get("resourceClaimName"), f"{p}.resourceClaimName"),
+        request_mappings=tuple(mappings))
 
 
 def parse_node(d: Any, *, source: str | None = None) -> Node:

@@ -111,3 +111,15 @@ def resource_value(name: str, q: Fraction | str | int | float) -> int:
 @functools.lru_cache(maxsize=4096)
 def _resource_value_of_str(milli: bool, q: str) -> int:
     return milli_value(q) if milli else int_value(q)
+
+
+def format_quantity(q: Fraction) -> str:
+    """A quantity as text that parses back to the same value: an integer as is, otherwise
+    milli units when exact, else nano units rounded up (as Go's canonical form, whose
+    smallest unit is the nano)."""
+    if q.denominator == 1:
+        return str(q.numerator)
+    milli = q * 1000
+    if milli.denominator == 1:
+        return f"{milli.numerator}m"
+    return f"{math.ceil(q * 10**9)}n"

@@ -20,6 +20,7 @@ import yaml
 
 from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
+from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
@@ -126,6 +127,8 @@ GENERIC_KINDS: dict[str, bool] = {
     "PersistentVolumeClaim": True,
     "StorageClass": False,
     "CSINode": False,
+    "CSIDriver": False,
+    "CSIStorageCapacity": True,
     "PodDisruptionBudget": True,
     "Service": True,
     "ReplicaSet": True,
@@ -237,8 +240,11 @@ class _ScenarioBuilder:
     """Accumulates documents from any number of sources, then resolves the scenario."""
 
     def __init__(self, release: str = DEFAULT_VERSION, strict: bool = False,
-                 validate: bool = True, admit: bool = True) -> None:
+                 validate: bool = True, admit: bool = True,
+                 gates: Gates | None = None) -> None:
         self.sc = Scenario()
+        # the API server's feature gates (None: every field kept)
+        self.gates = gates
         self.admit = admit
         self.schema = release_schema(release)
         self.strict = strict
@@ -318,6 +324,20 @@ class _ScenarioBuilder:
             unknown = check_document(doc, self.schema)
         except InputError as e:
             raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+        if unknown is not None and self.gates is not None:
+            try:
+                check_new_expressions(kind, doc, self.gates)
+            except InputError as e:
+                raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+            # a field the release does not know at all (list-type attributes in 1.35) is
+            # the unknown-field warning's, not a disabled gate's
+            dropped = [f for f in drop_disabled_fields(kind, doc, self.gates)
+                       if f not in unknown]
+            if dropped:
+                self.sc.warnings.append(
+                    f"{source}: {locate_error(InputError(''), kind, doc, namespaced).obj}: "
+                    f"{', '.join(dropped)} dropped: the API server drops fields of feature "
+                    "gates that are off")
         if unknown is not None:
             try:
                 validate_object(kind, doc)
@@ -437,6 +457,14 @@ class _ScenarioBuilder:
                 if value is not None and value not in known:
                     raise InputError(f"no {what} {value} in the scenario", file=f.source,
                                      obj=f.ref, field=fld, value=value)
+            if f.device is not None and f.device not in self._device_names():
+                raise InputError(f"no device {f.device} in the scenario's ResourceSlices",
+                                 file=f.source, obj=f.ref, field="spec.device",
+                                 value=f.device)
+
+    def _device_names(self) -> set[str]:
+        return {f"{s.driver}/{s.pool}/{d.name}"
+                for s in self.sc.objects.get("ResourceSlice", ()) for d in s.devices}
 
     def _warn_missing_nodes(self) -> None:
         """A pod bound to a Node the scenario lacks holds nothing anywhere; as in a cluster
@@ -544,12 +572,13 @@ def _short(v: Any) -> Any:
 
 def load_scenario_text(text: str, source: str = "<string>", *,
                        release: str = DEFAULT_VERSION, strict: bool = False,
-                       validate: bool = True) -> Scenario:
+                       validate: bool = True, gates: Gates | None = None) -> Scenario:
     """Load one YAML text (``source`` names it in messages and warnings), validated as
     Kubernetes ``release``'s API server would. ``validate=False`` keeps objects the API
     server would refuse, with a warning each (objects that never went through one: a test
-    harness's, a live cluster's already admitted)."""
-    loader = _ScenarioBuilder(release, strict, validate)
+    harness's, a live cluster's already admitted). ``gates``: the API server's feature
+    gates, whose disabled fields it drops (``api.dra.gates``); None keeps every field."""
+    loader = _ScenarioBuilder(release, strict, validate, gates=gates)
     loader.add_text(text, source)
     return loader.finish()
 
@@ -565,11 +594,12 @@ def load_scenario_docs(docs: list[dict[str, Any]], source: str, *,
 
 
 def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
-                  strict: bool = False, validate: bool = True, admit: bool = True) -> Scenario:
+                  strict: bool = False, validate: bool = True, admit: bool = True,
+                  gates: Gates | None = None) -> Scenario:
     """Load the scenario made of all ``paths`` together, in order (see
     ``load_scenario_text``). ``admit=False`` leaves pods' priorities unresolved (a pod
     meant to be admitted into another scenario: ``priority_admission`` of that one)."""
-    loader = _ScenarioBuilder(release, strict, validate, admit)
+    loader = _ScenarioBuilder(release, strict, validate, admit, gates)
     for p in scenario_files(paths):
         if p == "-":
             loader.add_text(sys.stdin.read(), "<stdin>")

@@ -1,4 +1,5 @@
-"""Storage objects: PersistentVolume, PersistentVolumeClaim, StorageClass and CSINode.
+"""Storage objects: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver
+and CSIStorageCapacity.
 
 Typed like upstream's ``core/v1`` and ``storage/v1`` structs (only what scheduling reads), parsed
 from Kubernetes JSON/YAML with the API server's defaulting and the validation that matters to
@@ -11,7 +12,8 @@ Defaulting, as the API server does it:
 * PersistentVolumeClaim: ``volumeMode`` Filesystem, ``status.phase`` Pending; a claim without
   ``storageClassName`` gets the default StorageClass (the DefaultStorageClass admission plugin,
   applied by the scenario loader, :func:`assign_default_storage_class`);
-* StorageClass: ``reclaimPolicy`` Delete, ``volumeBindingMode`` Immediate.
+* StorageClass: ``reclaimPolicy`` Delete, ``volumeBindingMode`` Immediate;
+* CSIDriver: ``storageCapacity`` false, ``preventPodSchedulingIfMissing`` unset (false).
 
 Storage quantities are kept exact (bytes: ints, or a ``Fraction`` for a fractional count)
 because upstream compares them with ``Quantity.Cmp``. The objects are mutable dataclasses but
@@ -104,7 +106,8 @@ PV_SOURCES = (
     "storageos", "csi",
 )
 
-STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode")
+STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
+                 "CSIDriver", "CSIStorageCapacity")
 
 
 # ---------------------------------------------------------------- types
@@ -227,6 +230,30 @@ class CSINode(Named):
     kind = "CSINode"
 
 
+@dataclass(slots=True)
+class CSIDriver(Named):
+    """``storage.k8s.io/v1`` CSIDriver: only the two fields scheduling reads."""
+
+    metadata: ObjectMeta
+    storage_capacity: bool = False  # spec.storageCapacity: VolumeBinding's capacity check
+    # spec.preventPodSchedulingIfMissing (API from 1.36): NodeVolumeLimits' driver check
+    prevent_pod_scheduling_if_missing: bool = False
+
+    kind = "CSIDriver"
+
+
+@dataclass(slots=True)
+class CSIStorageCapacity(Named):
+    """``storage.k8s.io/v1`` CSIStorageCapacity: the storage a class can still provision for
+    the nodes its ``nodeTopology`` selects (None: no node)."""
+
+    metadata: ObjectMeta
+    storage_class_name: str = ""
+    node_topology: LabelSelector | None = None
+    capacity: int | Fraction | None = None  # bytes (exact); None: not reported
+    maximum_volume_size: int | Fraction | None = None
+
+    kind = "CSIStorageCapacity"
 
 
 # ---------------------------------------------------------------- helpers (component-helpers)
@@ -504,11 +531,51 @@ def parse_csi_node(d: Any, *, source: str | None = None) -> CSINode:
         raise locate_error(e, "CSINode", d, namespaced=False).located(file=source) from None
 
 
+def parse_csi_driver(d: Any, *, source: str | None = None) -> CSIDriver:
+    d = _dict(d, "")
+    try:
+        meta = parse_meta(d.get("metadata"), namespaced=False)
+        s = _dict(d.get("spec"), "spec")
+        return CSIDriver(
+            metadata=meta,
+            storage_capacity=_bool(s.get("storageCapacity"), "spec.storageCapacity"),
+            prevent_pod_scheduling_if_missing=_bool(s.get("preventPodSchedulingIfMissing"),
+                                                    "spec.preventPodSchedulingIfMissing"),
+        )
+    except InputError as e:
+        raise locate_error(e, "CSIDriver", d, namespaced=False).located(file=source) from None
+
+
+def parse_csi_storage_capacity(d: Any, *, source: str | None = None) -> CSIStorageCapacity:
+    d = _dict(d, "")
+    try:
+        meta = parse_meta(d.get("metadata"))
+        quantities: dict[str, int | Fraction | None] = {}
+        for key in ("capacity", "maximumVolumeSize"):
+            v = d.get(key)
+            q = None if v is None else _storage_quantity(v, key)
+            if q is not None and q < 0:  # the API server's ValidateNonnegativeQuantity
+                raise _err("must be greater than or equal to 0", key, v)
+            quantities[key] = q
+        return CSIStorageCapacity(
+            metadata=meta,
+            storage_class_name=_req_str(d.get("storageClassName"), "storageClassName"),
+            node_topology=parse_label_selector(d.get("nodeTopology"), "nodeTopology"),
+            capacity=quantities["capacity"],
+            maximum_volume_size=quantities["maximumVolumeSize"],
+        )
+    except InputError as e:
+        raise locate_error(e, "CSIStorageCapacity", d, namespaced=True).located(
+            file=source) from None
+
+
 STORAGE_PARSERS = {
     "PersistentVolume": parse_persistent_volume,
     "PersistentVolumeClaim": parse_persistent_volume_claim,
     "StorageClass": parse_storage_class,
     "CSINode": parse_csi_node,
+    "CSIDriver": parse_csi_driver,
+    "CSIStorageCapacity": parse_csi_storage_capacity,
 }
 
 
@@ -543,11 +610,13 @@ def note_storage_change() -> None:
 
 class StorageIndex:
     """Lookups over a scenario's storage objects (the informers' listers): claims by
-    ``ns/name``, volumes / classes / CSINodes by name, volumes by storage class (in name
-    order). An index is immutable: a change makes a new one, so caches may key on it."""
+    ``ns/name``, volumes / classes / CSINodes / CSIDrivers by name, volumes by storage class (in
+    name order), CSIStorageCapacities by ``ns/name`` (in the order they were stored: upstream
+    lists them in its informer's map order). An index is immutable: a change makes a new one,
+    so caches may key on it."""
 
-    __slots__ = ("classes", "csi_nodes", "generation", "key", "objects", "positions", "pvcs",
-                 "pvs", "pvs_by_class")
+    __slots__ = ("capacities", "classes", "csi_drivers", "csi_nodes", "generation", "key",
+                 "objects", "positions", "pvcs", "pvs", "pvs_by_class")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: IndexKey,
                  build: bool = True) -> None:
@@ -558,6 +627,8 @@ class StorageIndex:
         self.pvs: dict[str, PersistentVolume] = {}
         self.classes: dict[str, StorageClass] = {}
         self.csi_nodes: dict[str, CSINode] = {}
+        self.csi_drivers: dict[str, CSIDriver] = {}
+        self.capacities: dict[str, CSIStorageCapacity] = {}
         self.pvs_by_class: dict[str, list[PersistentVolume]] = {}
         # (kind, key) -> position in objects[kind]
         self.positions: dict[tuple[str, str], int] = {}
@@ -567,7 +638,9 @@ class StorageIndex:
             ("PersistentVolumeClaim", PersistentVolumeClaim, self.pvcs),
             ("PersistentVolume", PersistentVolume, self.pvs),
             ("StorageClass", StorageClass, self.classes),
-            ("CSINode", CSINode, self.csi_nodes))
+            ("CSINode", CSINode, self.csi_nodes),
+            ("CSIDriver", CSIDriver, self.csi_drivers),
+            ("CSIStorageCapacity", CSIStorageCapacity, self.capacities))
         for kind, cls, table in by_kind:
             for i, o in enumerate(objects.get(kind, ())):
                 if isinstance(o, cls):
@@ -590,18 +663,23 @@ class StorageIndex:
     def csi_node(self, name: str) -> CSINode | None:
         return self.csi_nodes.get(name)
 
+    def csi_driver(self, name: str) -> CSIDriver | None:
+        return self.csi_drivers.get(name)
+
     def with_object(self, old: Any, new: Any, position: int, key: IndexKey) -> StorageIndex:
         """A new index with ``new`` stored (in place of ``old``, or added at ``position``)."""
         out = StorageIndex(self.objects, key, build=False)
         out.generation = self.generation
         out.pvcs, out.pvs = self.pvcs, self.pvs
         out.classes, out.csi_nodes = self.classes, self.csi_nodes
+        out.csi_drivers, out.capacities = self.csi_drivers, self.capacities
         out.pvs_by_class = self.pvs_by_class
         out.positions = dict(self.positions)
         k = object_key(new)
         out.positions[(new.kind, k)] = position
         table_name = {"PersistentVolumeClaim": "pvcs", "PersistentVolume": "pvs",
-                      "StorageClass": "classes", "CSINode": "csi_nodes"}[new.kind]
+                      "StorageClass": "classes", "CSINode": "csi_nodes",
+                      "CSIDriver": "csi_drivers", "CSIStorageCapacity": "capacities"}[new.kind]
         table = dict(getattr(self, table_name))
         table[k] = new
         setattr(out, table_name, table)

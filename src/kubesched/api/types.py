@@ -292,6 +292,25 @@ class WorkloadRef:
     replica_key: str = ""
 
 
+@dataclass(slots=True, frozen=True)
+class ContainerExtendedResourceRequest:
+    """One ``status.extendedResourceClaimStatus.requestMappings`` entry: which request of
+    the extended-resource claim serves a container's extended resource."""
+
+    container_name: str
+    resource_name: str
+    request_name: str
+
+
+@dataclass(slots=True, frozen=True)
+class ExtendedResourceClaimStatus:
+    """``status.extendedResourceClaimStatus``: the claim the scheduler made for the pod's
+    extended resources backed by DRA (DRAExtendedResource)."""
+
+    resource_claim_name: str
+    request_mappings: tuple[ContainerExtendedResourceRequest, ...] = ()
+
+
 @dataclass(slots=True)
 class PodStatus:
     phase: str = "Pending"
@@ -301,6 +320,7 @@ class PodStatus:
     # status.resourceClaimStatuses: pod claim name -> the generated claim's name (None: the
     # controller decided no claim is needed)
     resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
+    extended_resource_claim_status: ExtendedResourceClaimStatus | None = None
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
-from kubesched.api.types import Pod, PodCondition
+from kubesched.api.types import ExtendedResourceClaimStatus, Pod, PodCondition
 
 
 class BindError(Exception):
@@ -55,3 +55,17 @@ class Backend(Protocol):
         """``ResourceClaims(ns).UpdateStatus``: store ``claim``'s status (allocation,
         reservedFor) on the claim of the same name and uid; returns the stored object;
         raises when the claim is gone or was replaced."""
+
+    # ... and, for extended resources backed by DRA (DRAExtendedResource), create and
+    # delete the pod's special claim and record it in the pod's status.
+    def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        """``ResourceClaims(ns).Create``: store a new claim (its spec and metadata; no
+        status); returns the stored object."""
+
+    def delete_resource_claim(self, claim: ResourceClaim) -> None:
+        """``ResourceClaims(ns).Delete`` (its finalizer removed first); a claim already gone
+        is not an error."""
+
+    def update_pod_extended_resource_claim_status(
+            self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
+        """Patch ``status.extendedResourceClaimStatus`` of ``pod``."""

@@ -66,8 +66,8 @@ def allocate_claims(objects: dict[str, list[Any]], nodes: list[Node], namespace:
     done = 0
     for claim in claims:
         idx = dra_index(objects)
-        allocator = IndexedAllocator(features, set(idx.allocated()), idx.classes,
-                                     slice_index(idx.slices), idx.taint_rules)
+        allocator = IndexedAllocator(features, idx.allocated_state(features.consumable_capacity),
+                                     idx.classes, slice_index(idx.slices), idx.taint_rules)
         rng.shuffle(order)
         for node in order:
             result = allocator.allocate(node, [claim])

@@ -23,6 +23,7 @@ from kubesched.config.load import (
     load_config,
     load_config_file,
     parse_yaml_documents,
+    run_config,
 )
 from kubesched.config.types import (
     API_VERSION,
@@ -63,5 +64,6 @@ __all__ = [
     "merge_plugins",
     "parse_duration",
     "parse_yaml_documents",
+    "run_config",
     "score_weights",
 ]

@@ -159,6 +159,23 @@ def load_config(doc: dict[str, Any], source: str = "<config>",
     return cfg
 
 
+def run_config(config_path: str | Path | None, embedded: dict[str, Any] | None,
+               embedded_source: str | None, features: FeatureGates,
+               plugins: dict[str, type] | None = None) -> SchedulerConfiguration:
+    """The configuration one run uses: the file ``--config`` names, else the scenario's own
+    (``embedded``), else the default — deciding as ``features``, with ``plugins`` (the
+    out-of-tree plugin classes by name) registered."""
+    if config_path:
+        config = load_config_file(config_path, features)
+    elif embedded is not None:
+        config = load_config(embedded, embedded_source or "<scenario>", features)
+    else:
+        config = default_config(features)
+    config.features = features
+    config.out_of_tree = plugins or {}
+    return config
+
+
 def _apply_extender_ignored_resources(cfg: SchedulerConfiguration, source: str) -> None:
     """buildExtenders: resources an extender manages with ``ignoredByScheduler`` replace
     NodeResourcesFit's ``ignoredResources`` in every profile (the extender takes over
@@ -292,12 +309,12 @@ def _build(raw: dict[str, Any], source: str, features: FeatureGates | None = Non
             path = f"profiles[{i}].pluginConfig[{j}].args"
             args = argsmod.decode_args(pname, pc.get("args"), path)
             if pname in argsmod.ARGS_PLUGINS:
-                args = argsmod.default_args(pname, args)
+                args = argsmod.default_args(pname, args, cfg.features)
             entries.append(_PluginConfigEntry(pname, args, path))
             plugin_config.setdefault(pname, args)
         for pname in plugins.enabled_names():
             if pname in argsmod.ARGS_PLUGINS and pname not in plugin_config:
-                plugin_config[pname] = argsmod.default_args(pname)
+                plugin_config[pname] = argsmod.default_args(pname, features=cfg.features)
         all_entries.append(entries)
         cfg.profiles.append(Profile(
             scheduler_name=name if name is not None else "",
@@ -376,7 +393,7 @@ def _validate(cfg: SchedulerConfiguration, entries: Sequence[list[_PluginConfigE
     seen_names: dict[str, int] = {}
     for i, prof in enumerate(cfg.profiles):
         path = f"profiles[{i}]"
-        errs.extend(_validate_profile(path, prof, entries[i]))
+        errs.extend(_validate_profile(path, prof, entries[i], cfg.features))
         if prof.scheduler_name in seen_names:
             other = seen_names[prof.scheduler_name]
             errs.append(FieldError(f"{path}.schedulerName",
@@ -400,7 +417,8 @@ def _validate(cfg: SchedulerConfiguration, entries: Sequence[list[_PluginConfigE
     return errs
 
 
-def _validate_profile(path: str, prof: Profile, entries: list[_PluginConfigEntry]
+def _validate_profile(path: str, prof: Profile, entries: list[_PluginConfigEntry],
+                      features: FeatureGates | None = None
                       ) -> list[FieldError]:
     errs: list[FieldError] = []
     if not prof.scheduler_name:
@@ -431,7 +449,7 @@ def _validate_profile(path: str, prof: Profile, entries: list[_PluginConfigEntry
         # (NewFit), i.e. when NodeResourcesFit is enabled somewhere in the profile.
         if entry.name == "NodeResourcesFit" and entry.name not in enabled:
             continue
-        errs.extend(argsmod.validate_args(entry.name, entry.args, entry.path))
+        errs.extend(argsmod.validate_args(entry.name, entry.args, entry.path, features))
     return errs
 
 

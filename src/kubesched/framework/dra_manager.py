@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesched.api.dra.store import DeviceID, allocated_devices, dra_index
+from kubesched.api.dra.store import AllocatedState, DeviceID, allocated_devices, dra_index
 from kubesched.api.dra.types import ResourceClaim
 
 
@@ -30,3 +30,11 @@ class DraManager:
         ``AllocatedDevices``: what changed since an earlier one can be asked of it)."""
         extra = [d for claim in self.in_flight.values() for d in allocated_devices(claim)]
         return dra_index(objects).allocated_set(extra)
+
+    def allocated_state(self, objects: Mapping[str, list[Any]] | None,
+                        consumable: bool) -> AllocatedState:
+        """GatherAllocatedState (DRAConsumableCapacity on) or ListAllAllocatedDevices
+        wrapped in an AllocatedState (off), as upstream's PreFilter chooses: allocated
+        claims plus in-flight ones (what changed since an earlier one can be asked of it:
+        ``AllocatedState.changed_since``)."""
+        return dra_index(objects).allocated_state(consumable, self.in_flight.values())

@@ -40,6 +40,8 @@ class Resource:
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
     STORAGE_CLASS = "storage.k8s.io/StorageClass"
     CSI_NODE = "storage.k8s.io/CSINode"
+    CSI_DRIVER = "storage.k8s.io/CSIDriver"
+    CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
     RESOURCE_CLAIM = "resource.k8s.io/ResourceClaim"
     RESOURCE_SLICE = "resource.k8s.io/ResourceSlice"
     DEVICE_CLASS = "resource.k8s.io/DeviceClass"

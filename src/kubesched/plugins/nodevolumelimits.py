@@ -8,6 +8,13 @@ A claim without a volume counts under its class's provisioner with a per-claim h
 volumes count under their CSI driver when migration is on for the node (AWS EBS, GCE PD, Azure
 Disk and Cinder with a CSINode; Portworx when the CSINode's migrated-plugins annotation lists
 it). VolumeAttachment objects are not part of scenarios, so they add nothing here.
+
+With VolumeLimitScaling (alpha, off, in 1.35 and 1.36 — the CSIDriver field exists from 1.36
+—; beta, on, in 1.37), a node whose CSINode does not list the driver of one of the pod's
+volumes is Unschedulable "<driver> CSI driver is not installed on the node" when that
+driver's CSIDriver sets ``preventPodSchedulingIfMissing`` (upstream #135012, beta #140612).
+That check comes before the limits, so it applies to nodes without limits too. Upstream
+checks the drivers in map order; kubesched names the first missing one by name.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from kubesched.framework.events import (
     QueueingHint,
     Resource,
 )
+from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
     BatchStatus,
     EnqueueExtensions,
@@ -63,12 +71,17 @@ if TYPE_CHECKING:
 NAME = "NodeVolumeLimits"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
+VOLUME_LIMIT_SCALING = "VolumeLimitScaling"
 
 CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
 RESOURCE_NAME_LENGTH_LIMIT = 63
 # upstream draws a random 32-character prefix per scheduler; any fixed string that no real
 # volume handle starts with does the same job
 RANDOM_VOLUME_ID_PREFIX = "kubesched0unbound0claim0handle00"
+
+
+def driver_not_installed(driver: str) -> str:
+    return f"{driver} CSI driver is not installed on the node"
 
 
 def csi_attach_limit_key(driver: str) -> str:
@@ -258,6 +271,9 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             return error(str(e))
         if not new_volumes:
             return None
+        missing = self._missing_driver(self._required_drivers(new_volumes, index), csi_node)
+        if missing is not None:
+            return unschedulable(driver_not_installed(missing))
         limits = self._node_limits(csi_node)
         if not limits:
             return None
@@ -326,10 +342,16 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         if not base:
             return out
         base_count = Counter(base.values())
+        required = self._required_drivers(base, index)
         exceeded: list[int] = []
         errors: dict[str, list[int]] = {}
+        not_installed: dict[str, list[int]] = {}
         for k, i in enumerate(rows):
             cn = csi_nodes.get(names[i])
+            missing = self._missing_driver(required, cn)
+            if missing is not None:
+                not_installed.setdefault(missing, []).append(k)
+                continue
             if cn is None:
                 continue
             limits = self._node_limits(cn)
@@ -358,11 +380,34 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             mask = np.zeros(n, dtype=bool)
             mask[exceeded] = True
             out.fail(mask, Code.UNSCHEDULABLE, (ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))
+        for driver, ks in not_installed.items():
+            mask = np.zeros(n, dtype=bool)
+            mask[ks] = True
+            out.fail(mask, Code.UNSCHEDULABLE, (driver_not_installed(driver),))
         for msg, ks in errors.items():
             mask = np.zeros(n, dtype=bool)
             mask[ks] = True
             out.fail(mask, Code.ERROR, (msg,))
         return out
+
+    def _required_drivers(self, new_volumes: dict[str, str], index: StorageIndex
+                          ) -> tuple[str, ...]:
+        """The drivers of the pod's volumes that must be on the node (VolumeLimitScaling):
+        those whose CSIDriver sets ``preventPodSchedulingIfMissing``, by name."""
+        if not feature_enabled(self.handle, VOLUME_LIMIT_SCALING) or not index.csi_drivers:
+            return ()
+        drivers = {unique.partition("/")[0] for unique in new_volumes}
+        return tuple(sorted(d for d in drivers if (cd := index.csi_driver(d)) is not None
+                            and cd.prevent_pod_scheduling_if_missing))
+
+    @staticmethod
+    def _missing_driver(required: tuple[str, ...], csi_node: CSINode | None) -> str | None:
+        """The first required driver the node's CSINode does not list (no CSINode: none is
+        installed)."""
+        if not required:
+            return None
+        installed = {d.name for d in csi_node.drivers} if csi_node is not None else set()
+        return next((d for d in required if d not in installed), None)
 
     @staticmethod
     def _independent(state: CycleState) -> bool:

@@ -31,6 +31,7 @@ from typing import Any
 
 from kubesched.api.scenario import Scenario, load_scenario_docs
 from kubesched.errors import InputError
+from kubesched.releases import DEFAULT_VERSION
 from kubesched.research.gpushare import GPU_COUNT, GPU_MILLI, GPU_MODEL, MILLI, PodGpu
 
 NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
@@ -75,7 +76,9 @@ class TracePod:
 Rows = list[tuple[int, dict[str, str]]]
 
 
-def _rows(path: Path, required: Sequence[str]) -> tuple[list[str], Rows]:
+def read_table(path: Path, required: Sequence[str]) -> tuple[list[str], Rows]:
+    """A CSV trace file's header and its non-blank rows with their line numbers; a missing
+    required column or a short row names the file and line."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -101,7 +104,9 @@ def _rows(path: Path, required: Sequence[str]) -> tuple[list[str], Rows]:
     return header, rows
 
 
-def _int(path: Path, line: int, row: dict[str, str], col: str, *, minimum: int = 0) -> int:
+def int_cell(path: Path, line: int, row: dict[str, str], col: str, *, minimum: int = 0) -> int:
+    """Column ``col`` of a row as an integer ≥ ``minimum`` (``4000.0`` is 4000: pandas
+    writes integers so), or an error naming ``path:line`` and the column."""
     raw = row[col]
     try:
         value = float(raw)
@@ -113,7 +118,8 @@ def _int(path: Path, line: int, row: dict[str, str], col: str, *, minimum: int =
     return int(value)
 
 
-def _time(path: Path, line: int, row: dict[str, str], col: str) -> float | None:
+def seconds_cell(path: Path, line: int, row: dict[str, str], col: str) -> float | None:
+    """Column ``col`` as non-negative seconds; None when empty or ``nan`` (pandas' empty)."""
     raw = row.get(col, "")
     if raw in ("", "nan", "NaN"):
         return None
@@ -129,12 +135,13 @@ def _time(path: Path, line: int, row: dict[str, str], col: str) -> float | None:
 
 def read_nodes(path: str | Path) -> list[TraceNode]:
     p = Path(path)
-    _, rows = _rows(p, NODE_COLUMNS)
+    _, rows = read_table(p, NODE_COLUMNS)
     out = []
     for line, r in rows:
         model = r["model"] if r["model"] not in ("nan", "NaN") else ""
-        out.append(TraceNode(r["sn"], _int(p, line, r, "cpu_milli"),
-                             _int(p, line, r, "memory_mib"), _int(p, line, r, "gpu"), model))
+        out.append(TraceNode(r["sn"], int_cell(p, line, r, "cpu_milli"),
+                             int_cell(p, line, r, "memory_mib"), int_cell(p, line, r, "gpu"),
+                             model))
         if not r["sn"]:
             raise InputError("empty node name", file=f"{p}:{line}", field="sn")
     return out
@@ -142,26 +149,27 @@ def read_nodes(path: str | Path) -> list[TraceNode]:
 
 def read_pods(path: str | Path) -> list[TracePod]:
     p = Path(path)
-    header, rows = _rows(p, POD_COLUMNS)
+    header, rows = read_table(p, POD_COLUMNS)
     out = []
     for line, r in rows:
         if not r["name"]:
             raise InputError("empty pod name", file=f"{p}:{line}", field="name")
-        num = _int(p, line, r, "num_gpu")
-        milli = _int(p, line, r, "gpu_milli")
+        num = int_cell(p, line, r, "num_gpu")
+        milli = int_cell(p, line, r, "gpu_milli")
         # pod_csv_to_yaml clamps gpu_milli into 0..1000
         milli = min(milli, MILLI)
         spec = r.get("gpu_spec", "")
         spec = "" if spec in ("nan", "NaN") else spec
-        out.append(TracePod(r["name"], _int(p, line, r, "cpu_milli"),
-                            _int(p, line, r, "memory_mib"), num, milli, spec,
-                            r.get("qos", ""), _time(p, line, r, "creation_time"),
-                            _time(p, line, r, "deletion_time"),
-                            _time(p, line, r, "scheduled_time")))
+        out.append(TracePod(r["name"], int_cell(p, line, r, "cpu_milli"),
+                            int_cell(p, line, r, "memory_mib"), num, milli, spec,
+                            r.get("qos", ""), seconds_cell(p, line, r, "creation_time"),
+                            seconds_cell(p, line, r, "deletion_time"),
+                            seconds_cell(p, line, r, "scheduled_time")))
     if rows and "creation_time" in header:
         for line, r in rows:
             for col in ("deletion_time", "scheduled_time"):
-                c, v = _time(p, line, r, "creation_time"), _time(p, line, r, col)
+                c = seconds_cell(p, line, r, "creation_time")
+                v = seconds_cell(p, line, r, col)
                 if c is not None and v is not None and v < c:
                     raise InputError(f"{col} is before creation_time", file=f"{p}:{line}",
                                      field=col, value=r[col])
@@ -231,9 +239,9 @@ def pod_doc(p: TracePod, arrival: float | None, duration: float | None) -> dict[
         if p.gpu_spec:
             ann[GPU_MODEL] = p.gpu_spec
     if arrival is not None:
-        ann["kubesched.io/arrival"] = _secs(arrival)
+        ann["kubesched.io/arrival"] = seconds_text(arrival)
     if duration is not None:
-        ann["kubesched.io/duration"] = _secs(duration)
+        ann["kubesched.io/duration"] = seconds_text(duration)
     req = {"cpu": f"{p.cpu_milli}m", "memory": f"{p.memory_mib}Mi"}
     meta: dict[str, Any] = {"name": p.name, "namespace": NAMESPACE, "annotations": ann}
     if p.qos:
@@ -243,7 +251,7 @@ def pod_doc(p: TracePod, arrival: float | None, duration: float | None) -> dict[
                                      "resources": {"requests": req, "limits": dict(req)}}]}}
 
 
-def _secs(v: float) -> str:
+def seconds_text(v: float) -> str:
     return str(int(v)) if v == int(v) else repr(v)
 
 
@@ -331,12 +339,14 @@ def parse_spec(text: str, data: Path | None = None) -> OpenbSpec:
     return spec
 
 
-def load_openb(spec: OpenbSpec) -> tuple[Scenario, list[TracePod], list[TraceNode]]:
-    """The scenario of ``spec``, with the trace's pods as read (FGD's target workload) and
-    its nodes."""
+def load_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION
+               ) -> tuple[Scenario, list[TracePod], list[TraceNode]]:
+    """The scenario of ``spec`` as Kubernetes ``release`` loads it, with the trace's pods
+    as read (FGD's target workload) and its nodes."""
     nodes = read_nodes(spec.node_file)
     trace = read_pods(spec.pod_file)
     pods = (paper_workload(trace, nodes, ratio=spec.ratio, seed=spec.seed)
             if spec.order == "paper" else trace)
-    sc = load_scenario_docs(scenario_docs(nodes, pods, order=spec.order), str(spec.pod_file))
+    sc = load_scenario_docs(scenario_docs(nodes, pods, order=spec.order), str(spec.pod_file),
+                            release=release)
     return sc, trace, nodes

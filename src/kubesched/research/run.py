@@ -10,6 +10,7 @@ from typing import Any
 from kubesched.api.scenario import Scenario
 from kubesched.backends.sim.cluster import SimCluster, SimResult
 from kubesched.config import SchedulerConfiguration, load_config
+from kubesched.config.features import FeatureGates
 from kubesched.framework import Plugin
 from kubesched.plugins.loading import check_plugin_class
 from kubesched.research.gpushare import GpuShare, pod_gpu
@@ -47,9 +48,10 @@ def policy_config(policy: str, typical: list[dict[str, Any]]) -> dict[str, Any]:
                           "pluginConfig": config}]}
 
 
-def scheduler_config(policy: str, trace: list[TracePod]) -> SchedulerConfiguration:
+def scheduler_config(policy: str, trace: list[TracePod], features: FeatureGates | None = None
+                     ) -> SchedulerConfiguration:
     typical = typical_to_args(typical_pods(p.shape for p in trace))
-    cfg = load_config(policy_config(policy, typical), f"<{policy} policy>")
+    cfg = load_config(policy_config(policy, typical), f"<{policy} policy>", features)
     classes: list[type[Plugin]] = [GpuShare, *POLICIES.values()]
     cfg.out_of_tree = {cls.name: check_plugin_class(cls, "plugins", repr(cls))
                        for cls in classes}
@@ -89,13 +91,15 @@ def curve(sc: Scenario, result: SimResult) -> list[tuple[int, int]]:
 
 
 def replay(spec: OpenbSpec, policy: str, *, seed: int | None = None,
-           name: str | None = None) -> Replay:
-    """``spec``'s workload (drawn with ``seed`` when given) under ``policy``; the scheduler's
-    tie-breaking generator is seeded with the same number."""
+           name: str | None = None, features: FeatureGates | None = None) -> Replay:
+    """``spec``'s workload (drawn with ``seed`` when given) under ``policy``, deciding as
+    ``features`` says (default: the newest release); the scheduler's tie-breaking generator
+    is seeded with the same number."""
     if seed is not None:
         spec = OpenbSpec(spec.data, spec.pods, spec.nodes, spec.order, spec.ratio, seed)
-    sc, trace, nodes = load_openb(spec)
-    cfg = scheduler_config(policy, trace)
+    gates = features or FeatureGates()
+    sc, trace, nodes = load_openb(spec, release=gates.version)
+    cfg = scheduler_config(policy, trace, gates)
     result = SimCluster(sc, cfg, seed=spec.seed).run()
     total = sum(n.gpus for n in nodes) * 1000
     cur = curve(sc, result)

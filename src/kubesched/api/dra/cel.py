@@ -3,12 +3,16 @@
 ``cel-expr-python``).
 
 An expression sees one variable, ``device``: ``device.driver`` (a string),
-``device.attributes[domain][id]`` (int, bool, string or a semver version) and
-``device.capacity[domain][id]`` (quantities). Attribute and capacity names without a domain
-belong to the device's driver. Looking up a domain the device does not have yields an empty
-map, as upstream's ``mapper`` does, so ``has(device.attributes["x"].y)`` is false rather than
-an error. The library is Kubernetes' base set (strings, bindings ``cel.bind``, ``quantity``,
-``semver``); the result must be a bool.
+``device.allowMultipleAllocations`` (a bool, only with DRAConsumableCapacity on),
+``device.attributes[domain][id]`` (int, bool, string or a semver version, or a list of one
+of these: DRAListTypeAttributes) and ``device.capacity[domain][id]`` (quantities). Attribute
+and capacity names without a domain belong to the device's driver. Looking up a domain the
+device does not have yields an empty map, as upstream's ``mapper`` does, so
+``has(device.attributes["x"].y)`` is false rather than an error. The library is
+Kubernetes' base set (strings, bindings ``cel.bind``, ``quantity``, ``semver``) and DRA's
+``includes`` (``x.includes(v)``: a list attribute has ``v`` among its
+values, or a scalar one equals it; declared whatever the gates, as in upstream's environment
+for stored expressions); the result must be a bool.
 
 cel-expr-python cannot carry opaque (non-CEL) values, so a quantity or a semver version
 travels as a string with a private tag (``QUANTITY_TAG`` / ``SEMVER_TAG``) and their methods
@@ -155,6 +159,53 @@ def _compare_to(a: Any, b: Any) -> int:
     return (x > y) - (x < y)
 
 
+# ---------------------------------------------------------------- includes (KEP-5491)
+
+#: resource.k8s.io ResourceSliceMaxAttributeValuesPerDevice: also the longest list
+#: ``includes`` looks through
+MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
+
+
+def _cel_equal(a: Any, b: Any) -> bool:
+    """CEL's ``==`` between two values of any types (false, not an error, across types):
+    Python's would say ``true == 1`` and could not see two tagged semvers as equal."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b  # CEL compares numbers across int, uint and double
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_cel_equal, a, b))
+    if isinstance(a, str) and isinstance(b, str) and a.startswith(SEMVER_TAG) \
+            and b.startswith(SEMVER_TAG):
+        return _semver_cmp(a, b) == 0
+    return type(a) is type(b) and bool(a == b)
+
+
+def _includes(target: Any, arg: Any) -> bool:
+    """``target.includes(arg)``: whether a list attribute has ``arg`` among its values, or a
+    scalar one equals it. Lists longer than upstream's bound are an error once the search
+    reaches that far, as upstream bounds the function's cost."""
+    if not isinstance(target, list):
+        return _cel_equal(target, arg)
+    for i, item in enumerate(target):
+        if i >= MAX_ATTRIBUTE_VALUES_PER_DEVICE:
+            raise ValueError("'includes' function cannot be applied to lists longer than "
+                             f"{MAX_ATTRIBUTE_VALUES_PER_DEVICE} values")
+        if _cel_equal(item, arg):
+            return True
+    return False
+
+
+def _includes_decl() -> Any:
+    """Upstream declares ``includes`` once on (dyn, dyn); cel-cpp dispatches on the values'
+    kinds at run time, so it gets one overload per pair of kinds."""
+    kinds = {"list": cel.Type.List(cel.Type.DYN), "map": cel.Type.Map(cel.Type.DYN, cel.Type.DYN),
+             "string": _S, "int": _I, "uint": cel.Type.UINT, "double": _D, "bool": _B}
+    return cel.FunctionDecl("includes", [
+        cel.Overload(f"dra_includes_{tn}_{an}", _B, [tt, at], is_member=True, impl=_includes)
+        for tn, tt in kinds.items() for an, at in kinds.items()])
+
+
 # ---------------------------------------------------------------- the environment
 
 _S = cel.Type.STRING
@@ -191,6 +242,7 @@ def _functions() -> list[Any]:
         _decl("major", _I, [_S], lambda a: _sv(a)[0], member=True),
         _decl("minor", _I, [_S], lambda a: _sv(a)[1], member=True),
         _decl("patch", _I, [_S], lambda a: _sv(a)[2], member=True),
+        _includes_decl(),
     ]
 
 
@@ -224,15 +276,19 @@ class CompiledSelector:
             for lit in missing:
                 attributes.setdefault(lit, {})
                 capacity.setdefault(lit, {})
-        value = self.program.eval(data={"device": {
-            "driver": device.driver, "attributes": attributes, "capacity": capacity}})
+        fields: dict[str, Any] = {
+            "driver": device.driver, "attributes": attributes, "capacity": capacity}
+        if device.allow_multiple_allocations is not None:
+            fields["allowMultipleAllocations"] = device.allow_multiple_allocations
+        value = self.program.eval(data={"device": fields})
         kind = value.type()
         if kind == cel.Type.ERROR:
             raise CelRuntimeError(_clean(str(value.value())))
         result = value.value()
         if not isinstance(result, bool):
-            raise CelRuntimeError(
-                f"CEL result of type {kind.name().lower()} could not be converted to bool")
+            # upstream names the type without its parameters ("list", not "list<dyn>")
+            name = kind.name().lower().partition("<")[0]
+            raise CelRuntimeError(f"CEL result of type {name} could not be converted to bool")
         return result
 
 
@@ -276,6 +332,8 @@ class DeviceInput:
     driver: str
     attributes: Mapping[str, Mapping[str, Any]]
     capacity: Mapping[str, Mapping[str, str]]
+    # upstream's device type has this field only with DRAConsumableCapacity on (None: off)
+    allow_multiple_allocations: bool | None = None
 
 
 def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
@@ -285,19 +343,27 @@ def split_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
 
 
 def device_input(driver: str, attributes: Mapping[str, Any],
-                 capacity: Mapping[str, Fraction]) -> DeviceInput:
+                 capacity: Mapping[str, Fraction],
+                 allow_multiple_allocations: bool | None = None) -> DeviceInput:
     """``attributes`` map names to int, bool, str or ``Semver`` values; ``capacity`` to
-    exact quantities."""
+    exact quantities; ``allow_multiple_allocations`` None when DRAConsumableCapacity is
+    off (the field is then unknown to CEL)."""
     attrs: dict[str, dict[str, Any]] = {}
     for name, value in attributes.items():
         domain, ident = split_qualified_name(name, driver)
+        # a list attribute (DRAListTypeAttributes) is a CEL list of its values
         attrs.setdefault(domain, {})[ident] = (
-            SEMVER_TAG + value.text if isinstance(value, Semver) else value)
+            [_attribute_scalar(v) for v in value] if isinstance(value, tuple)
+            else _attribute_scalar(value))
     caps: dict[str, dict[str, str]] = {}
     for name, q in capacity.items():
         domain, ident = split_qualified_name(name, driver)
         caps.setdefault(domain, {})[ident] = _qnew(q)
-    return DeviceInput(driver, attrs, caps)
+    return DeviceInput(driver, attrs, caps, allow_multiple_allocations)
+
+
+def _attribute_scalar(value: Any) -> Any:
+    return SEMVER_TAG + value.text if isinstance(value, Semver) else value
 
 
 @dataclass(frozen=True, slots=True)

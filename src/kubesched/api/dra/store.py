@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from kubesched.api.dra.types import (
@@ -37,12 +39,104 @@ def allocated_devices(claim: ResourceClaim) -> Iterable[DeviceID]:
             if not r.admin_access]
 
 
+def shared_allocations(claim: ResourceClaim) -> Iterable[tuple[DeviceID, dict[str, Fraction]]]:
+    """The results of ``claim`` that share a device allowing multiple allocations (they
+    carry a shareID), with the capacity each consumes; admin access ones aside, as above."""
+    if claim.allocation is None:
+        return ()
+    return [((r.driver, r.pool, r.device), r.consumed_capacity)
+            for r in claim.allocation.results if not r.admin_access and r.share_id is not None]
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """structured.AllocatedState: what allocated (and in-flight) claims hold. ``devices``
+    are held exclusively; ``shared`` have shared allocations (upstream keeps their share
+    IDs, only the device part is ever read); ``capacity`` sums what those consume per
+    device (AggregatedCapacity). With DRAConsumableCapacity off every result is exclusive."""
+
+    devices: set[DeviceID] = field(default_factory=set)
+    shared: set[DeviceID] = field(default_factory=set)
+    capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+    # where it was taken (DraIndex.allocated_state): the index, the length of its
+    # allocation log then, the in-flight claims' devices added, and its sizes and number
+    # of ``add`` calls then (``seal``), to tell a state changed since it was taken
+    index: DraIndex | None = field(default=None, repr=False, compare=False)
+    log_pos: int = field(default=0, repr=False, compare=False)
+    extra: frozenset[DeviceID] = field(default=frozenset(), repr=False, compare=False)
+    edits: int = field(default=0, repr=False, compare=False)
+    sealed: tuple[int, int, int, int] | None = field(default=None, repr=False,
+                                                     compare=False)
+
+    def seal(self) -> None:
+        """Record the state's sizes: ``unchanged`` is False once it is extended."""
+        self.sealed = (len(self.devices), len(self.shared), len(self.capacity), self.edits)
+
+    def unchanged(self) -> bool:
+        """Sealed and neither extended (``add``) nor resized since (a change in place of a
+        capacity sum alone is not seen: nobody makes one)."""
+        return self.sealed == (len(self.devices), len(self.shared), len(self.capacity),
+                               self.edits)
+
+    def changed_since(self, before: AllocatedState) -> Iterable[DeviceID] | None:
+        """A superset of the devices whose part of the state (held, shared, consumed
+        capacity) differs between ``before`` and this state; None when it cannot be told
+        from the log (another index, or a state changed after it was taken). The
+        in-flight devices of both count whole: two in-flight claims sharing one device
+        may consume differently."""
+        if self.index is None or before.index is not self.index or \
+                not self.unchanged() or not before.unchanged() or \
+                before.log_pos > self.log_pos:
+            return None
+        return [*self.index.allocation_log[before.log_pos:self.log_pos],
+                *(self.extra | before.extra)]
+
+    def add(self, claim: ResourceClaim, consumable: bool) -> None:
+        """foreachAllocatedDevice's three callbacks for one claim."""
+        self.edits += 1
+        shared = list(shared_allocations(claim)) if consumable else []
+        exclusive = list(allocated_devices(claim))
+        for d, consumed in shared:
+            exclusive.remove(d)
+            self.shared.add(d)
+            if consumed:
+                add_capacity(self.capacity, d, consumed)
+        self.devices.update(exclusive)
+
+    def is_allocated(self, d: DeviceID) -> bool:
+        """IsDeviceAllocated: held exclusively or shared."""
+        return d in self.devices or d in self.shared or d in self.capacity
+
+
+def add_capacity(coll: dict[DeviceID, dict[str, Fraction]], d: DeviceID,
+                 consumed: Mapping[str, Fraction]) -> None:
+    """ConsumedCapacityCollection.Insert: the entry exists afterwards even when empty."""
+    cur = coll.setdefault(d, {})
+    for name, q in consumed.items():
+        cur[name] = cur.get(name, Fraction(0)) + q
+
+
+def remove_capacity(coll: dict[DeviceID, dict[str, Fraction]], d: DeviceID,
+                    consumed: Mapping[str, Fraction]) -> None:
+    """ConsumedCapacityCollection.Remove: names the entry lacks are ignored; an entry left
+    all zero is dropped."""
+    cur = coll.get(d)
+    if cur is None:
+        return
+    for name, q in consumed.items():
+        if name in cur:
+            cur[name] -= q
+    if all(v == 0 for v in cur.values()):
+        del coll[d]
+
+
 class DraIndex:
     """Lookups over one state of the DRA objects. Claims change through ``replace_claim``
     (which updates the index in place); everything else is rebuilt on a new key."""
 
-    __slots__ = ("_allocated", "_by_pod", "_pos", "_shift", "allocation_log", "claims",
-                 "classes", "key", "objects", "slices", "taint_rules")
+    __slots__ = ("_allocated", "_by_pod", "_cap_holders", "_capacity", "_pos", "_shared",
+                 "_shift", "allocation_log", "claims", "classes", "key", "objects", "slices",
+                 "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
         self.objects = objects
@@ -55,9 +149,17 @@ class DraIndex:
             s for s in objects.get("ResourceSlice", ()) if isinstance(s, ResourceSlice)]
         self.taint_rules: list[DeviceTaintRule] = [
             r for r in objects.get("DeviceTaintRule", ()) if isinstance(r, DeviceTaintRule)]
-        # device -> how many claims hold it; built on first use. From then on every device
-        # that becomes allocated or free is appended to ``allocation_log``.
+        # device -> how many claims hold it; built on first use. Of those, the shared
+        # allocations (results with a shareID) are counted again in _shared, and their
+        # consumed capacity summed in _capacity. From then on every device of a claim that
+        # is stored or removed is appended to ``allocation_log`` (whatever changed of it:
+        # held or freed, shared, consumed capacity).
         self._allocated: dict[DeviceID, int] | None = None
+        self._shared: dict[DeviceID, int] = {}
+        self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        # device -> how many shares consume some of it: its _capacity entry lives as long
+        # (as in a GatherAllocatedState afresh, where a share consuming 0 still makes one)
+        self._cap_holders: dict[DeviceID, int] = {}
         self.allocation_log: list[DeviceID] = []
         # pod uid -> keys of the claims reserved for it or owned by it; built on first use
         self._by_pod: dict[str, set[str]] | None = None
@@ -72,11 +174,10 @@ class DraIndex:
 
     def allocated(self) -> dict[DeviceID, int]:
         if self._allocated is None:
-            counts: dict[DeviceID, int] = {}
+            self._allocated = {}
+            self._shared, self._capacity, self._cap_holders = {}, {}, {}
             for c in self.claims.values():
-                for d in allocated_devices(c):
-                    counts[d] = counts.get(d, 0) + 1
-            self._allocated = counts
+                self._count(c, 1, log=False)
         return self._allocated
 
     def claims_of_pod(self, uid: str) -> list[ResourceClaim]:
@@ -115,6 +216,61 @@ class DraIndex:
                     return j
         return next((j for j, c in enumerate(lst) if c is claim), -1)
 
+    def allocated_state(self, consumable: bool,
+                        in_flight: Iterable[ResourceClaim] = ()) -> AllocatedState:
+        """The allocated claims' AllocatedState plus the ``in_flight`` claims' devices (a
+        new state the caller may extend), knowing where in ``allocation_log`` it was taken
+        (``AllocatedState.changed_since``)."""
+        counts = self.allocated()
+        if not consumable:
+            state = AllocatedState(set(counts))
+        else:
+            state = AllocatedState(
+                {d for d, n in counts.items() if n > self._shared.get(d, 0)},
+                set(self._shared), {d: dict(c) for d, c in self._capacity.items()})
+        extra: set[DeviceID] = set()
+        for claim in in_flight:
+            state.add(claim, consumable)
+            extra.update(allocated_devices(claim))
+        state.index, state.log_pos, state.extra = self, len(self.allocation_log), \
+            frozenset(extra)
+        state.seal()
+        return state
+
+    def _count(self, claim: ResourceClaim, sign: int, log: bool = True) -> None:
+        assert self._allocated is not None
+        devices = allocated_devices(claim)
+        if log:
+            # every device of the claim: its holders, shares or consumed capacity changed
+            self.allocation_log.extend(devices)
+        for d in devices:
+            n = self._allocated.get(d, 0) + sign
+            if n > 0:
+                self._allocated[d] = n
+            else:
+                self._allocated.pop(d, None)
+        for d, consumed in shared_allocations(claim):
+            n = self._shared.get(d, 0) + sign
+            if n > 0:
+                self._shared[d] = n
+            else:
+                self._shared.pop(d, None)
+            if not consumed:
+                continue
+            holders = self._cap_holders.get(d, 0) + sign
+            if sign > 0:
+                add_capacity(self._capacity, d, consumed)
+            elif holders <= 0:
+                self._capacity.pop(d, None)
+            else:
+                cur = self._capacity[d]
+                for name, q in consumed.items():
+                    cur[name] -= q
+            if holders > 0:
+                self._cap_holders[d] = holders
+            else:
+                self._cap_holders.pop(d, None)
+
     def _stored(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
         if new is not None:
             self.claims[new.key] = new
@@ -134,19 +290,10 @@ class DraIndex:
                     by_pod.setdefault(u, set()).add(new.key)
         if self._allocated is None:
             return
-        log = self.allocation_log
-        for d in allocated_devices(old) if old is not None else ():
-            n = self._allocated.get(d, 0) - 1
-            if n > 0:
-                self._allocated[d] = n
-            else:
-                self._allocated.pop(d, None)
-                log.append(d)
-        for d in allocated_devices(new) if new is not None else ():
-            n = self._allocated.get(d, 0)
-            self._allocated[d] = n + 1
-            if not n:
-                log.append(d)
+        if old is not None:
+            self._count(old, -1)
+        if new is not None:
+            self._count(new, 1)
 
     def allocated_set(self, extra: Iterable[DeviceID] = ()) -> AllocatedDevices:
         """The allocated devices now, plus ``extra`` (in-flight allocations), as a set that

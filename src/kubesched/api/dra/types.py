@@ -29,6 +29,7 @@ from kubesched.api.parse import (
     parse_meta,
     parse_node_selector_term,
     parse_quantity_field,
+    parse_time,
 )
 from kubesched.api.types import Named, NodeSelectorTerm, ObjectMeta, OwnerReference
 from kubesched.errors import InputError
@@ -124,10 +125,38 @@ class CounterSet:
 
 
 @dataclass(frozen=True, slots=True)
+class CapacityRequestPolicyRange:
+    """A DeviceCapacity's ``requestPolicy.validRange``: ``min`` is required by the API."""
+
+    min: Fraction
+    max: Fraction | None = None
+    step: Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRequestPolicy:
+    """A DeviceCapacity's ``requestPolicy`` (KEP-5075): what one allocation of a device that
+    allows multiple allocations may consume of that capacity."""
+
+    default: Fraction | None = None
+    valid_values: tuple[Fraction, ...] = ()
+    valid_range: CapacityRequestPolicyRange | None = None
+
+
+#: a device attribute's value: one scalar, or (DRAListTypeAttributes, KEP-5491) a list of
+#: scalars of one kind, kept as a tuple
+AttributeScalar = int | bool | str | Semver
+AttributeValue = AttributeScalar | tuple[AttributeScalar, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Device:
     name: str
-    attributes: dict[str, int | bool | str | Semver] = field(default_factory=dict)
+    attributes: dict[str, AttributeValue] = field(default_factory=dict)
+    # the capacities' values, as CEL sees them; their request policies are kept apart
+    # (only the allocator's capacity accounting reads those)
     capacity: dict[str, Fraction] = field(default_factory=dict)
+    capacity_policies: dict[str, CapacityRequestPolicy] = field(default_factory=dict)
     consumes_counters: tuple[DeviceCounterConsumption, ...] = ()
     node_name: str = ""
     node_selector: tuple[NodeSelectorTerm, ...] | None = None
@@ -169,7 +198,8 @@ class DeviceSubRequest:
     count: int = 1
     admin_access: bool | None = None
     tolerations: tuple[DeviceToleration, ...] = ()
-    capacity_requests: dict[str, Fraction] = field(default_factory=dict)
+    # capacity.requests; None: no ``capacity`` field (upstream tells nil from empty)
+    capacity_requests: dict[str, Fraction] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +233,8 @@ class DeviceRequestAllocationResult:
     tolerations: tuple[DeviceToleration, ...] = ()
     share_id: str | None = None
     consumed_capacity: dict[str, Fraction] = field(default_factory=dict)
+    binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +249,31 @@ class AllocationResult:
     results: tuple[DeviceRequestAllocationResult, ...] = ()
     config: tuple[AllocatedDeviceConfiguration, ...] = ()
     node_selector: tuple[NodeSelectorTerm, ...] | None = None  # None: every node
+    # set by PreBind when binding conditions are in use (epoch seconds; virtual time in the
+    # simulator): the start of the binding timeout
+    allocation_timestamp: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCondition:
+    """A ``metav1.Condition`` of an allocated device (``status.devices[].conditions``)."""
+
+    type: str
+    status: str  # True, False, Unknown
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatedDeviceStatus:
+    """``status.devices[]`` of a claim (DRAResourceClaimDeviceStatus), written by drivers:
+    the conditions binding conditions wait for."""
+
+    driver: str
+    pool: str
+    device: str
+    share_id: str | None = None
+    conditions: tuple[DeviceCondition, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +291,7 @@ class ResourceClaim(Named):
     spec: DeviceClaim = field(default_factory=DeviceClaim)
     allocation: AllocationResult | None = None
     reserved_for: tuple[ResourceClaimConsumerReference, ...] = ()
+    devices: tuple[AllocatedDeviceStatus, ...] = ()
 
 
 @dataclass(slots=True)
@@ -318,6 +376,33 @@ def _quantities(v: Any, path: str, *, wrapped: bool) -> dict[str, Fraction]:
     return out
 
 
+def _capacity_policies(v: Any, path: str) -> dict[str, CapacityRequestPolicy]:
+    """The ``requestPolicy`` of each DeviceCapacity that has one."""
+    out = {}
+    for name, cap in _dict(v, path).items():
+        if not isinstance(cap, dict) or cap.get("requestPolicy") is None:
+            continue
+        p = f"{path}[{name}].requestPolicy"
+        rp = _dict(cap["requestPolicy"], p)
+        default = rp.get("default")
+        rng = rp.get("validRange")
+        valid_range = None
+        if rng is not None:
+            r = _dict(rng, f"{p}.validRange")
+            mn, mx, st = r.get("min"), r.get("max"), r.get("step")
+            valid_range = CapacityRequestPolicyRange(
+                # a missing min is the API server's error (validation.py), zero here
+                min=Fraction(0) if mn is None else parse_quantity_field(mn, f"{p}.validRange.min"),
+                max=None if mx is None else parse_quantity_field(mx, f"{p}.validRange.max"),
+                step=None if st is None else parse_quantity_field(st, f"{p}.validRange.step"))
+        out[str(name)] = CapacityRequestPolicy(
+            default=None if default is None else parse_quantity_field(default, f"{p}.default"),
+            valid_values=tuple(parse_quantity_field(q, f"{p}.validValues[{i}]") for i, q in
+                               enumerate(_list(rp.get("validValues"), f"{p}.validValues"))),
+            valid_range=valid_range)
+    return out
+
+
 def _node_selector(v: Any, path: str) -> tuple[NodeSelectorTerm, ...] | None:
     if v is None:
         return None
@@ -334,7 +419,7 @@ def _sub_request(d: dict[str, Any], p: str, name: str) -> DeviceSubRequest:
         count = 1 if mode == EXACT_COUNT else 0
     cap = d.get("capacity")
     caps = (_quantities(_dict(cap, f"{p}.capacity").get("requests"), f"{p}.capacity.requests",
-                        wrapped=False) if cap is not None else {})
+                        wrapped=False) if cap is not None else None)
     aa = d.get("adminAccess")
     return DeviceSubRequest(
         name=name,
@@ -377,18 +462,29 @@ def parse_device_claim(v: Any, path: str) -> DeviceClaim:
                        _configs(d.get("config"), f"{path}.config"))
 
 
-def _attribute(v: Any, p: str) -> int | bool | str | Semver:
+def _attribute(v: Any, p: str) -> AttributeValue:
+    """A DeviceAttribute's value. The lists (``ints``, ``bools``, ``strings``, ``versions``)
+    come first, as upstream's CEL environment and constraints look at them first; the API
+    server's validation refuses an attribute with more than one (api/dra/validation.py)."""
     a = _dict(v, p)
+    for key in ("ints", "bools", "strings", "versions"):
+        if a.get(key) is not None:
+            items = _list(a[key], f"{p}.{key}")
+            return tuple(_attribute_scalar(key[:-1], x, f"{p}.{key}[{i}]")
+                         for i, x in enumerate(items))
     for key in ("int", "bool", "string", "version"):
-        if key in a and a[key] is not None:
-            value = a[key]
-            if key == "int":
-                return _int(value, f"{p}.int") or 0
-            if key == "bool":
-                return _bool(value, f"{p}.bool")
-            text = _str(value, f"{p}.{key}")
-            return Semver(text) if key == "version" else text
+        if a.get(key) is not None:
+            return _attribute_scalar(key, a[key], f"{p}.{key}")
     raise _err("exactly one value must be specified", p, v)
+
+
+def _attribute_scalar(kind: str, value: Any, p: str) -> AttributeScalar:
+    if kind == "int":
+        return _int(value, p) or 0
+    if kind == "bool":
+        return _bool(value, p)
+    text = _str(value, p)
+    return Semver(text) if kind == "version" else text
 
 
 def _device(v: Any, p: str) -> Device:
@@ -413,6 +509,7 @@ def _device(v: Any, p: str) -> Device:
         name=_req_str(d.get("name"), f"{p}.name"),
         attributes=attrs,
         capacity=_quantities(body.get("capacity"), f"{p_body}.capacity", wrapped=True),
+        capacity_policies=_capacity_policies(body.get("capacity"), f"{p_body}.capacity"),
         consumes_counters=consumes,
         node_name=_str(body.get("nodeName"), f"{p_body}.nodeName"),
         node_selector=_node_selector(body.get("nodeSelector"), f"{p_body}.nodeSelector"),
@@ -496,9 +593,13 @@ def _allocation(v: Any, path: str) -> AllocationResult | None:
             device=_req_str(r.get("device"), f"{p}.device"),
             admin_access=None if aa is None else _bool(aa, f"{p}.adminAccess"),
             tolerations=_tolerations(r.get("tolerations"), f"{p}.tolerations"),
-            share_id=r.get("shareID"),
+            share_id=None if r.get("shareID") is None else _str(r.get("shareID"),
+                                                                  f"{p}.shareID"),
             consumed_capacity=_quantities(r.get("consumedCapacity"), f"{p}.consumedCapacity",
-                                          wrapped=False)))
+                                          wrapped=False),
+            binding_conditions=_str_list(r.get("bindingConditions"), f"{p}.bindingConditions"),
+            binding_failure_conditions=_str_list(r.get("bindingFailureConditions"),
+                                                 f"{p}.bindingFailureConditions")))
     config = []
     for i, c in enumerate(_list(devs.get("config"), f"{path}.devices.config")):
         p = f"{path}.devices.config[{i}]"
@@ -510,7 +611,35 @@ def _allocation(v: Any, path: str) -> AllocationResult | None:
             opaque=None if not isinstance(op, dict) else OpaqueConfig(
                 _str(op.get("driver"), f"{p}.opaque.driver"), op.get("parameters"))))
     return AllocationResult(tuple(results), tuple(config),
-                            _node_selector(a.get("nodeSelector"), f"{path}.nodeSelector"))
+                            _node_selector(a.get("nodeSelector"), f"{path}.nodeSelector"),
+                            parse_time(a.get("allocationTimestamp"),
+                                       f"{path}.allocationTimestamp"))
+
+
+def parse_device_statuses(v: Any, path: str) -> tuple[AllocatedDeviceStatus, ...]:
+    """A claim's ``status.devices``: per allocated device, the driver's conditions."""
+    out = []
+    for i, d in enumerate(_list(v, path)):
+        p = f"{path}[{i}]"
+        d = _dict(d, p)
+        conditions = []
+        for j, c in enumerate(_list(d.get("conditions"), f"{p}.conditions")):
+            cp = f"{p}.conditions[{j}]"
+            c = _dict(c, cp)
+            conditions.append(DeviceCondition(
+                type=_req_str(c.get("type"), f"{cp}.type"),
+                status=_one_of(c.get("status"), f"{cp}.status", ("True", "False", "Unknown"),
+                               "Unknown"),
+                reason=_str(c.get("reason"), f"{cp}.reason"),
+                message=_str(c.get("message"), f"{cp}.message")))
+        share = d.get("shareID")
+        out.append(AllocatedDeviceStatus(
+            driver=_req_str(d.get("driver"), f"{p}.driver"),
+            pool=_req_str(d.get("pool"), f"{p}.pool"),
+            device=_req_str(d.get("device"), f"{p}.device"),
+            share_id=None if share is None else _str(share, f"{p}.shareID"),
+            conditions=tuple(conditions)))
+    return tuple(out)
 
 
 def parse_resource_claim(d: Any, *, source: str | None = None) -> ResourceClaim:
@@ -530,7 +659,8 @@ def parse_resource_claim(d: Any, *, source: str | None = None) -> ResourceClaim:
             metadata=parse_meta(d.get("metadata")),
             spec=parse_device_claim(spec.get("devices"), "spec.devices"),
             allocation=_allocation(status.get("allocation"), "status.allocation"),
-            reserved_for=tuple(reserved))
+            reserved_for=tuple(reserved),
+            devices=parse_device_statuses(status.get("devices"), "status.devices"))
     result: ResourceClaim = _located("ResourceClaim", d, True, source, parse)
     return result
 

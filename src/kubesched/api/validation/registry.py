@@ -27,6 +27,8 @@ _VALIDATORS: dict[str, list[Validator]] = {
     "PersistentVolume": [objects.validate_cluster_meta],
     "StorageClass": [objects.validate_cluster_meta],
     "CSINode": [objects.validate_cluster_meta],
+    "CSIDriver": [objects.validate_cluster_meta],
+    "CSIStorageCapacity": [objects.validate_namespaced_meta],
     "PersistentVolumeClaim": [objects.validate_namespaced_meta],
 }
 

@@ -482,6 +482,56 @@ class KubeBackend:
             self.claim_written(stored)
         return stored
 
+    def _claims_path(self, namespace: str) -> str:
+        return f"/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims"
+
+    def create_resource_claim(self, claim: Any) -> Any:
+        """DynamicResources' claim for a pod's extended resources backed by DRA, created at
+        PreBind under the name the plugin chose."""
+        from kubesched.api.dra.types import parse_resource_claim
+        from kubesched.api.encode import encode_resource_claim
+
+        if self.dry_run:
+            log.info("dry-run: would create ResourceClaim %s", claim.key,
+                     extra={"kv": {"claim": claim.key, "dryRun": True}})
+            stored = claim
+        else:
+            try:
+                new = self.client.request("POST", self._claims_path(claim.namespace),
+                                          body=encode_resource_claim(claim))
+            except ApiError as e:
+                raise BindError(e.message, conflict=e.status == 409) from None
+            stored = parse_resource_claim(new)
+        # PreBind writes its status next, reading it from the cache: store it there now
+        # (upstream polls its assume cache for the informer's copy instead)
+        if self.claim_written is not None:
+            self.claim_written(stored)
+        return stored
+
+    def delete_resource_claim(self, claim: Any) -> None:
+        if self.dry_run:
+            return
+        try:
+            self.client.request("DELETE", f"{self._claims_path(claim.namespace)}/{claim.name}")
+        except ApiError as e:
+            if e.status != 404:
+                raise BindError(e.message) from None
+
+    def update_pod_extended_resource_claim_status(self, pod: Pod, status: Any) -> None:
+        if self.dry_run:
+            return
+        body = {"status": {"extendedResourceClaimStatus": {
+            "resourceClaimName": status.resource_claim_name,
+            "requestMappings": [{"containerName": m.container_name,
+                                 "resourceName": m.resource_name,
+                                 "requestName": m.request_name}
+                                for m in status.request_mappings]}}}
+        try:
+            self.client.request("PATCH", PODS.path(pod.namespace, pod.name, "status"),
+                                body=body, content_type="application/merge-patch+json")
+        except ApiError as e:
+            raise BindError(e.message) from None
+
     def record_raw_event(self, raw: dict[str, Any], controller: str, event_type: str,
                          reason: str, note: str) -> None:
         """An event about an object that could not be decoded (its raw metadata)."""

@@ -108,6 +108,8 @@ WATCHED: tuple[ResourceSpec, ...] = (
     _spec("PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True),
     _spec("StorageClass", "storage.k8s.io", "v1", "storageclasses", False),
     _spec("CSINode", "storage.k8s.io", "v1", "csinodes", False),
+    _spec("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False),
+    _spec("CSIStorageCapacity", "storage.k8s.io", "v1", "csistoragecapacities", True),
     _spec("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", True),
     _spec("Service", "", "v1", "services", True),
     _spec("ReplicaSet", "apps", "v1", "replicasets", True),

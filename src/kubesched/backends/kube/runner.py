@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.dra.store import dra_index, remove_claim, replace_claim
-from kubesched.api.storage import note_storage_change
+from kubesched.api.storage import STORAGE_KINDS, note_storage_change
 from kubesched.api.types import Pod
 from kubesched.backends.kube.backend import EventRecorder, KubeBackend, Writer
 from kubesched.backends.kube.client import KubeClient
@@ -316,7 +316,7 @@ class KubeRunner:
                 # the DRA index is keyed on the lists' identity and length: a new list
                 objects[kind] = list(lst)
         note_storage_change()
-        if kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode"):
+        if kind in STORAGE_KINDS:
             if old is None:
                 self.sched.on_storage_object_add(new)
             elif new is None:

@@ -29,7 +29,8 @@ from kubesched.backends.kube.resources import (
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 # kinds in the order a reader would want them: cluster-scoped first, pods last
-ORDER = ("Namespace", "PriorityClass", "StorageClass", "CSINode", "PersistentVolume",
+ORDER = ("Namespace", "PriorityClass", "StorageClass", "CSINode", "CSIDriver",
+         "CSIStorageCapacity", "PersistentVolume",
          "PersistentVolumeClaim", "Service", "ReplicationController", "ReplicaSet",
          "StatefulSet", "PodDisruptionBudget", "Node", "Pod")
 

@@ -41,7 +41,7 @@ from kubesched.api.storage import (
     resource_version_int,
     storage_index,
 )
-from kubesched.api.types import Node, Pod, PodCondition
+from kubesched.api.types import ExtendedResourceClaimStatus, Node, Pod, PodCondition
 from kubesched.backends.base import BindError
 from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import EVICTED_PREFIX, FaultRunner, TaintManager, node_removed
@@ -338,13 +338,41 @@ class SimCluster:
         if current is None or current.uid != claim.uid:
             raise BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
         new = with_status(current, allocation=claim.allocation,
-                          reserved_for=claim.reserved_for)
+                          reserved_for=claim.reserved_for, devices=claim.devices)
         self._resource_version += 1
         new.metadata = copy.copy(current.metadata)
         new.metadata.resource_version = str(self._resource_version)
         replace_claim(objects, new)
         self._push(self.clock.now(), _STORAGE, (current, new))
+        self.faults.claim_written(new)
+        return dra_index(objects).claim(new.namespace, new.name) or new
+
+    def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        objects = self.scheduler.handle.objects
+        if dra_index(objects).claim(claim.namespace, claim.name) is not None:
+            raise BindError(f'resourceclaims.resource.k8s.io "{claim.name}" already exists')
+        self._resource_version += 1
+        new = with_status(claim, allocation=None, reserved_for=())
+        new.metadata = copy.copy(claim.metadata)
+        new.metadata.uid = new.metadata.uid or f"{claim.namespace}/{claim.name}"
+        new.metadata.resource_version = str(self._resource_version)
+        new.metadata.creation_timestamp = self.clock.now()
+        replace_claim(objects, new)
+        self._push(self.clock.now(), _STORAGE, (None, new))
         return new
+
+    def delete_resource_claim(self, claim: ResourceClaim) -> None:
+        objects = self.scheduler.handle.objects
+        old = remove_claim(objects, claim)
+        if old is not None:
+            self._push(self.clock.now(), _STORAGE, (old, None))
+
+    def update_pod_extended_resource_claim_status(
+            self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
+        # a status-only change: watchers are not told (no requeue upstream either)
+        current = self.pods.get(pod.uid)
+        if current is not None:
+            current.status.extended_resource_claim_status = status
 
     def _release_claims(self, pod: Pod) -> None:
         """``pod`` is gone: the resourceclaim controller takes it out of its claims'

@@ -11,6 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kubesched.api import faults as fk
+from kubesched.api.dra.store import dra_index, with_status
+from kubesched.api.dra.types import (
+    AllocatedDeviceStatus,
+    DeviceCondition,
+    DeviceRequestAllocationResult,
+    ResourceClaim,
+)
 from kubesched.api.faults import Fault
 from kubesched.api.scenario import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kubesched.api.types import Node, Pod, Taint, Toleration
@@ -61,6 +68,9 @@ class FaultRunner:
     def __init__(self, sim: SimCluster) -> None:
         self.sim = sim
         self._armed: list[_ArmedBinding] = []
+        # DeviceCondition faults due while no claim held their device: the driver acts as
+        # soon as one is allocated it
+        self._device_waiting: list[Fault] = []
         self.fired: dict[str, int] = {}  # fault name -> how many times it acted
 
     def apply(self, fault: Fault) -> None:
@@ -71,7 +81,11 @@ class FaultRunner:
             self._armed.append(_ArmedBinding(fault, fault.count))
             return
         acted = False
-        if a == fk.DELETE_NODE:
+        if a == fk.DEVICE_CONDITION:
+            acted = self._set_device_condition(fault)
+            if not acted:
+                self._device_waiting.append(fault)
+        elif a == fk.DELETE_NODE:
             acted = sim.remove_node(fault.node or "")
         elif a == fk.NODE_NOT_READY:
             acted = self._set_taints(fault.node or "", ready=False)
@@ -84,6 +98,37 @@ class FaultRunner:
                 acted = True
         if acted:
             self.fired[fault.name] = self.fired.get(fault.name, 0) + 1
+
+    def claim_written(self, claim: ResourceClaim) -> None:
+        """A claim's status was written (PreBind's allocation): waiting DeviceCondition
+        faults for its devices act now."""
+        if claim.allocation is None or not self._device_waiting:
+            return
+        held = {(r.driver, r.pool, r.device) for r in claim.allocation.results}
+        for fault in list(self._device_waiting):
+            if tuple((fault.device or "").split("/")) in held:
+                self._device_waiting.remove(fault)
+                if self._set_device_condition(fault):
+                    self.fired[fault.name] = self.fired.get(fault.name, 0) + 1
+
+    def _set_device_condition(self, fault: Fault) -> bool:
+        """The device's driver writes the condition into ``status.devices`` of every claim
+        that has the device allocated; False when none has."""
+        driver, pool, device = (fault.device or "//").split("/")
+        cond = DeviceCondition(fault.condition or "", fault.status, fault.reason,
+                               fault.message)
+        acted = False
+        for claim in list(dra_index(self.sim.scheduler.handle.objects).claims.values()):
+            if claim.allocation is None:
+                continue
+            for r in claim.allocation.results:
+                if (r.driver, r.pool, r.device) != (driver, pool, device):
+                    continue
+                self.sim.update_resource_claim_status(
+                    with_status(claim, devices=set_device_condition(claim, r, cond)))
+                acted = True
+                break
+        return acted
 
     def _set_taints(self, name: str, *, ready: bool) -> bool:
         node = self.sim.nodes.get(name)
@@ -225,3 +270,22 @@ def _min_toleration_seconds(used: list[Toleration]) -> float | None:
     if not seconds:
         return None
     return float(max(0, min(seconds)))
+
+
+def set_device_condition(claim: ResourceClaim, result: DeviceRequestAllocationResult,
+                         cond: DeviceCondition) -> tuple[AllocatedDeviceStatus, ...]:
+    """``status.devices`` with ``cond`` set (replacing one of its type) on the entry of the
+    allocated device ``result`` (created when missing), as the driver would write it."""
+    out = []
+    found = False
+    for d in claim.devices:
+        if (d.driver, d.pool, d.device, d.share_id) == \
+                (result.driver, result.pool, result.device, result.share_id):
+            found = True
+            d = AllocatedDeviceStatus(d.driver, d.pool, d.device, d.share_id, (
+                *(c for c in d.conditions if c.type != cond.type), cond))
+        out.append(d)
+    if not found:
+        out.append(AllocatedDeviceStatus(result.driver, result.pool, result.device,
+                                         result.share_id, (cond,)))
+    return tuple(out)

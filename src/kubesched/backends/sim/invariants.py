@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from kubesched.api.selectors import (
@@ -219,6 +220,8 @@ class InvariantChecker:
             if sel is not None and not compile_node_selector(tuple(sel)).matches(node):
                 raise _Failed(DRA_CLAIMS, f"claim {name} is allocated on other nodes")
         holders: dict[tuple[str, str, str], str] = {}
+        # devices allowing multiple allocations: their shares' claims and consumption
+        shares: dict[tuple[str, str, str], tuple[str, dict[str, Fraction]]] = {}
         for key in sorted(claims):  # sorted: the pair reported must not depend on hashing
             alloc = claims[key].allocation
             if alloc is None:
@@ -227,11 +230,34 @@ class InvariantChecker:
                 if r.admin_access:
                     continue
                 dev = (r.driver, r.pool, r.device)
-                other = holders.get(dev)
+                other = holders.get(dev) or (shares[dev][0] if dev in shares and
+                                             r.share_id is None else None)
                 if other is not None and other != key:
                     raise _Failed(DRA_DEVICES, f"device {'/'.join(dev)} is allocated to "
                                                f"claims {other} and {key}")
-                holders[dev] = key
+                if r.share_id is None:
+                    holders[dev] = key
+                    continue
+                used = shares.setdefault(dev, (key, {}))[1]
+                for name, q in r.consumed_capacity.items():
+                    used[name] = used.get(name, Fraction(0)) + q
+        if shares:
+            self._shared_capacity(shares)
+
+    def _shared_capacity(self, shares: dict[tuple[str, str, str],
+                                            tuple[str, dict[str, Fraction]]]) -> None:
+        """The shares of a device consume no more of a capacity than the device has."""
+        for s in self.sim.scheduler.handle.objects.get("ResourceSlice", ()):
+            for d in s.devices:
+                found = shares.get((s.driver, s.pool, d.name))
+                if found is None:
+                    continue
+                for name, used in sorted(found[1].items()):
+                    have = d.capacity.get(name)
+                    if have is not None and used > have:
+                        raise _Failed(DRA_DEVICES, f"device {s.driver}/{s.pool}/{d.name}: its "
+                                                   f"shares consume {used} of {name}, more "
+                                                   f"than its {have}")
 
     def _pods_on(self, node_name: str) -> list[Pod]:
         pods = self.sim.pods
@@ -292,9 +318,12 @@ class InvariantChecker:
         # asking none of it) is no decision of the scheduler's, and upstream's Fit agrees.
         first = (CPU, MEMORY, EPHEMERAL_STORAGE)
         names = [r for r in first if pod.requests.get(r, 0) > 0]
+        # extended resources DRA devices serve (DRAExtendedResource): rule dra-devices
+        status = pod.status.extended_resource_claim_status
+        dra = {m.resource_name for m in status.request_mappings} if status else set()
         names += sorted(r for r, v in pod.requests.items()
                         if v > 0 and r not in first and r != PODS and r not in ignored[0]
-                        and r.split("/", 1)[0] not in ignored[1])
+                        and r.split("/", 1)[0] not in ignored[1] and r not in dra)
         for r in names:
             total = pod.requests[r] + sum(p.requests.get(r, 0) for p in on_node)
             if total > alloc.get(r, 0):

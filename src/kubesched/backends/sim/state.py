@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
+from kubesched.api.dra.store import dra_index
+from kubesched.api.encode import encode_claim_status, encode_resource_claim
 from kubesched.api.scenario import pod_arrival
 from kubesched.api.types import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, Node, Pod
 from kubesched.api.workloads import API_VERSIONS
@@ -84,6 +86,14 @@ def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
         status["startTime"] = _time(pod.status.start_time)
     if not node and pod.status.nominated_node_name:
         status["nominatedNodeName"] = pod.status.nominated_node_name
+    ext = pod.status.extended_resource_claim_status
+    if ext is not None:  # the claim DynamicResources made for its extended resources
+        status["extendedResourceClaimStatus"] = {
+            "resourceClaimName": ext.resource_claim_name,
+            "requestMappings": [{"containerName": m.container_name,
+                                 "resourceName": m.resource_name,
+                                 "requestName": m.request_name}
+                                for m in ext.request_mappings]}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": status}
 
 
@@ -117,11 +127,27 @@ def state_documents(sim: SimCluster) -> list[dict[str, Any]]:
         phase = pod.status.phase if pod.status.phase in ("Succeeded", "Failed") else "Succeeded"
         docs.append(pod_doc(pod, node=pod.spec.node_name, phase=phase))
     objects = sim.scheduler.handle.objects
+    claims = dict(dra_index(objects).claims)
     for doc in sc.documents:
         out = _current(doc, objects, now, keys, sim)
+        if out is not None and out.get("kind") == "ResourceClaim":
+            out = _claim_now(out, claims)
         if out is not None:
             docs.append(out)
+    # the claims made during the run (from templates, for extended resources), with theirs
+    docs.extend({**encode_resource_claim(c), "status": encode_claim_status(c)}
+                for c in claims.values())
     return docs
+
+
+def _claim_now(doc: dict[str, Any], claims: dict[str, Any]) -> dict[str, Any] | None:
+    """A scenario's claim as it is now (its status: allocation, reservedFor), or None when
+    it is gone; taken out of ``claims`` (what is left was made during the run)."""
+    md = doc.get("metadata") or {}
+    cur = claims.pop(f"{md.get('namespace') or 'default'}/{md.get('name')}", None)
+    if cur is None:
+        return None
+    return {**doc, "status": encode_claim_status(cur)}
 
 
 def _current(doc: dict[str, Any], objects: dict[str, list[Any]], now: float, pods: set[str],

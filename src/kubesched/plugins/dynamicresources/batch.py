@@ -3,14 +3,20 @@ every row what the per-node ``filter`` gives (``tests/plugins/test_dra_batch.py`
 both on random clusters):
 
 - claims already allocated: their node selectors, matched over the table's columns
-  (``CompiledNodeSelector.match_table``, NodeAffinity's batch matching);
+  (``CompiledNodeSelector.match_table``, NodeAffinity's batch matching), and those whose
+  devices' binding failed or timed out (``stuck``, unavailable on every node);
 - claims to allocate: the structured allocator per node, its answers kept across cycles by
   ``AllocationMemo`` where they cannot change, so a cycle asks only about the nodes whose
-  devices moved since the last one (the node a pod just went to).
+  devices moved since the last one (the node a pod just went to). An invalid pool
+  (``FailedOnNode``) fails its node only, with the allocator's message.
+
+A pod with extended resources backed by a DeviceClass has a special claim sized per node:
+the plugin gives those pods the per-node Filter (``DynamicResources._filter_each``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -22,7 +28,7 @@ from kubesched.api.types import NodeSelectorTerm
 from kubesched.framework.interface import BatchStatus
 from kubesched.framework.status import Code
 from kubesched.plugins.dynamicresources.cache import AllocationMemo, IndexedAllocator
-from kubesched.plugins.dynamicresources.structured import AllocationError
+from kubesched.plugins.dynamicresources.structured import AllocationError, FailedOnNode
 
 if TYPE_CHECKING:
     from kubesched.framework.snapshot import Snapshot
@@ -34,10 +40,11 @@ NOT_AVAILABLE = ("resourceclaim not available on the node",)
 def filter_rows(snapshot: Snapshot, idx: np.ndarray,
                 available_on: list[tuple[NodeSelectorTerm, ...] | None],
                 allocator: IndexedAllocator | None, to_allocate: list[ResourceClaim],
-                memo: AllocationMemo,
+                memo: AllocationMemo, stuck: Sequence[int] = (),
                 ) -> tuple[BatchStatus, set[int], dict[str, list[AllocationResult]]]:
     """Filter's verdicts for the rows ``idx``; the claims (by index) unavailable on some
-    passing-allocation node (for PostFilter); the allocations of the nodes that pass.
+    passing-allocation node (for PostFilter): those whose node selector misses it and the
+    ``stuck`` ones; the allocations of the nodes that pass.
 
     Per-node ``filter`` checks the allocation first and the allocated claims' selectors
     after, and keeps a node's allocation only when the selectors match too: the same here,
@@ -49,15 +56,21 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
     results: list[list[AllocationResult] | None] = []
     at = idx  # where each row's results are in ``results``
     if allocator is not None:
-        errors: dict[int, str] = {}
+        errors: dict[int, AllocationError] = {}
         fit, results, at = _allocate_rows(snapshot, idx, allocator, to_allocate, memo,
                                             errors)
-        for k, msg in errors.items():
+        for k, e in errors.items():
             err = np.zeros(n, dtype=bool)
             err[k] = True
-            out.fail(err, Code.ERROR, (msg,))
+            # an invalid pool fails its node only; a broken claim or class is an error
+            out.fail(err, Code.UNSCHEDULABLE_AND_UNRESOLVABLE if isinstance(e, FailedOnNode)
+                     else Code.ERROR, (str(e),))
         out.fail(~fit, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE)
     unavailable = np.zeros(n, dtype=bool)
+    if stuck:
+        unavailable[:] = True
+        if (out.codes == 0).any():
+            unavailable_claims.update(stuck)
     for ci, sel in enumerate(available_on):
         if sel is None:
             continue
@@ -82,7 +95,8 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
 
 
 def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAllocator,
-                   claims: list[ResourceClaim], memo: AllocationMemo, errors: dict[int, str],
+                   claims: list[ResourceClaim], memo: AllocationMemo,
+                   errors: dict[int, AllocationError],
                    ) -> tuple[np.ndarray, list[list[AllocationResult] | None], np.ndarray]:
     """Whether the claims fit each row of ``idx`` (errors: False, their messages in
     ``errors`` by position), and where to read each one's results: a list and the index
@@ -94,7 +108,7 @@ def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAlloca
         try:
             return allocator.allocate(infos[row].node, claims)
         except AllocationError as e:
-            errors[k] = str(e)
+            errors[k] = e
             return None
 
     shape = memo.shape(allocator, claims, snapshot.table)
@@ -103,15 +117,14 @@ def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAlloca
         fit = np.array([r is not None and len(r) == want for r in results], dtype=bool)
         fit[list(errors)] = False
         return fit.reshape(len(idx)), results, np.arange(len(idx))
-    known = shape.known
-    for k in np.flatnonzero(~known[idx]).tolist():
+    for k in np.flatnonzero(~shape.known[idx]).tolist():
         row = int(idx[k])
         res = ask(k, row)
         if k not in errors:
-            shape.results[row] = res
-            shape.fit[row] = res is not None and len(res) == want
-            known[row] = True
+            shape.keep(row, res, res is not None and len(res) == want, claims)
     fit = shape.fit[idx]
     if errors:
         fit[list(errors)] = False
+    if shape.owners:  # answers sharing devices, asked for other claims of this shape
+        shape.owned_by(idx[fit], claims)
     return fit, shape.results, idx

@@ -7,8 +7,10 @@ the structured allocator's (``structured.py``), on the same inputs.
   slice of the pools that select nodes otherwise (node selector, all nodes, per-device
   selection) — the pools it would find among all slices, with all their slices (generations,
   incompleteness, duplicate names and counters are judged per pool as before). It also
-  holds what the CEL selectors said of each device: a selector's verdict depends only on
-  the device and the expression, and the devices live as long as the slices do.
+  holds what the CEL selectors said of each device, per set of allocator features (a
+  device's CEL input depends on them: ``allowMultipleAllocations`` with consumable
+  capacity): a selector's verdict depends only on the device, the features and the
+  expression, and the devices live as long as the slices do.
 - :class:`IndexedAllocator`: the allocator reading its slices from a SliceIndex and its
   CEL verdicts from the index's cache instead of a per-cycle one.
 
@@ -18,14 +20,14 @@ A new index (and so an empty verdict cache) is built whenever the set of slices 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
-from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kubesched.api.dra.cel import DeviceInput
-from kubesched.api.dra.store import AllocatedDevices
+from kubesched.api.dra.store import AllocatedState
 from kubesched.api.dra.types import (
     AllocationResult,
     DeviceClass,
@@ -34,7 +36,12 @@ from kubesched.api.dra.types import (
     ResourceSlice,
 )
 from kubesched.api.types import Node
-from kubesched.plugins.dynamicresources.structured import Allocator, DeviceID, Features
+from kubesched.plugins.dynamicresources.structured import (
+    Allocator,
+    DeviceID,
+    Features,
+    share_id,
+)
 
 if TYPE_CHECKING:
     from kubesched.framework.node_table import NodeTable
@@ -45,8 +52,8 @@ PoolKey = tuple[str, str]  # driver, pool
 class SliceIndex:
     """The slices of one state of the cluster, by the node names their pools name."""
 
-    __slots__ = ("_for_node", "by_pool", "ids", "inputs", "local", "matches", "node_devices",
-                 "shared", "slices")
+    __slots__ = ("_for_node", "by_pool", "caches", "ids", "local", "node_devices", "shared",
+                 "slices")
 
     def __init__(self, slices: list[ResourceSlice]) -> None:
         self.slices = slices
@@ -68,9 +75,11 @@ class SliceIndex:
         self._for_node: dict[str, list[ResourceSlice]] = {}
         # node name -> the devices of its pools (node-local indexes only, see node_local)
         self.node_devices: dict[str, tuple[DeviceID, ...]] = {}
-        # CEL verdicts and inputs per device (by identity: the slices keep them alive)
-        self.matches: dict[tuple[int, str], bool] = {}
-        self.inputs: dict[int, DeviceInput] = {}
+        # per allocator Features: CEL verdicts and inputs per device (by identity: the
+        # slices keep them alive). A device's CEL input depends on the features
+        # (allowMultipleAllocations is known to CEL only with consumable capacity on).
+        self.caches: dict[Features, tuple[dict[tuple[int, str], bool],
+                                          dict[int, DeviceInput]]] = {}
 
     def for_node(self, node: Node | None) -> list[ResourceSlice]:
         """The slices ``gather_pools`` needs for ``node`` (every slice when there is none)."""
@@ -117,19 +126,25 @@ def slice_index(slices: list[ResourceSlice]) -> SliceIndex:
 class IndexedAllocator(Allocator):
     """``Allocator`` over a SliceIndex: the node's slices only, the index's CEL verdicts."""
 
-    def __init__(self, features: Features, allocated: set[DeviceID],
+    def __init__(self, features: Features, allocated: set[DeviceID] | AllocatedState,
                  classes: Mapping[str, DeviceClass], index: SliceIndex,
                  taint_rules: Iterable[DeviceTaintRule] = ()) -> None:
         super().__init__(features, allocated, classes, index.slices, taint_rules)
         self.index = index
-        self._matches = index.matches
-        self._inputs = index.inputs
+        caches = index.caches.get(features)
+        if caches is None:
+            caches = index.caches[features] = ({}, {})
+        self._matches, self._inputs = caches
 
     def allocate(self, node: Node | None,
                  claims: list[ResourceClaim]) -> list[AllocationResult] | None:
-        # the base class gathers its pools from ``slices``: the node's ones
+        # the base class gathers its pools from ``slices``: the node's ones (all of them
+        # again afterwards, for whoever reads ``slices``: explain's diagnosis)
         self.slices = self.index.for_node(node)
-        return super().allocate(node, claims)
+        try:
+            return super().allocate(node, claims)
+        finally:
+            self.slices = self.index.slices
 
 
 # ---------------------------------------------------------------- results per node
@@ -138,30 +153,79 @@ class IndexedAllocator(Allocator):
 class _Shape:
     """One shape of claims to allocate: per node-table row, whether the allocator was asked
     (``known``), its answer (None: the claims do not fit) and whether that answer is one
-    allocation per claim (``fit``)."""
+    allocation per claim (``fit``). An answer sharing a device (consumable capacity) names
+    its claims in its shareIDs (``structured.share_id``): such rows are marked in
+    ``shares`` with the claims they were asked for (``owners``), and ``owned_by`` gives
+    them to other claims of the same shape with the shareIDs those would have had."""
 
-    __slots__ = ("fit", "known", "results")
+    __slots__ = ("fit", "known", "owners", "results", "shares")
 
     def __init__(self, n: int) -> None:
         self.known = np.zeros(n, dtype=bool)
         self.fit = np.zeros(n, dtype=bool)
+        self.shares = np.zeros(n, dtype=bool)
         self.results: list[list[AllocationResult] | None] = [None] * n
+        self.owners: dict[int, tuple[str, ...]] = {}
+
+    def keep(self, row: int, results: list[AllocationResult] | None, fit: bool,
+             claims: list[ResourceClaim]) -> None:
+        self.results[row] = results
+        self.fit[row] = fit
+        self.known[row] = True
+        shares = results is not None and any(
+            r.share_id is not None for a in results for r in a.results)
+        self.shares[row] = shares
+        if shares:
+            self.owners[row] = owner_key(claims)
+        else:
+            self.owners.pop(row, None)
+
+    def owned_by(self, rows: np.ndarray, claims: list[ResourceClaim]) -> None:
+        """Re-derive the shareIDs of the kept answers of ``rows`` (known, fitting) that
+        share a device for ``claims``, where they were asked for other claims."""
+        owner = owner_key(claims)
+        for row in rows[self.shares[rows]].tolist():
+            if self.owners.get(row) == owner:
+                continue
+            results = self.results[row]
+            assert results is not None
+            self.results[row] = [_reowned(a, c) for a, c in zip(results, claims, strict=True)]
+            self.owners[row] = owner
+
+
+def owner_key(claims: list[ResourceClaim]) -> tuple[str, ...]:
+    """What ``structured.share_id`` reads of the claims."""
+    return tuple(c.uid or c.key for c in claims)
+
+
+def _reowned(a: AllocationResult, claim: ResourceClaim) -> AllocationResult:
+    """``a`` with the shareIDs the allocator gives ``claim``'s results (by request, device
+    and place in the results)."""
+    if all(r.share_id is None for r in a.results):
+        return a
+    return dataclasses.replace(a, results=tuple(
+        r if r.share_id is None else dataclasses.replace(
+            r, share_id=share_id(claim, r.request, (r.driver, r.pool, r.device), i))
+        for i, r in enumerate(a.results)))
 
 
 class AllocationMemo:
     """The allocator's answers per node-table row, kept across cycles while they cannot
     change: when every pool names its nodes (``SliceIndex.node_local``), a node's answer for
-    some claims depends only on the node's name, its pools' slices, which of their devices
-    are allocated, the claims' specs, the device classes, the taint rules and the features.
-    The answers are kept per shape (the claims' specs, compared by value) and forgotten for
-    a row when one of its devices is allocated or freed (the allocated set is compared with
-    the previous cycle's), and altogether when anything else of that list changes or the
-    node table is a new one. Errors (a broken claim or class) are never kept.
+    some claims depends only on the node's name, its pools' slices, the allocated state of
+    their devices (held exclusively, shared, the capacity shares consume: the allocator's
+    ``AllocatedState``), the claims' specs, the device classes, the taint rules and the
+    features. The answers are kept per shape (the claims' specs, compared by value) and
+    forgotten for a row when one of its devices' state changes (the allocated state is
+    compared with the previous cycle's: through the DRA index's allocation log, which logs
+    every device of a claim stored or removed, shares and consumed capacity included), and
+    altogether when anything else of that list changes or the node table is a new one.
+    Errors (a broken claim or class, an invalid pool) are never kept.
 
-    The allocated devices are compared by identity first: a set changed in place after an
-    earlier call (rather than replaced) is caught only by its length, then every row is
-    asked again — so whoever needs other allocated devices (preemption's "as if") should give
-    the allocator a new set."""
+    The allocated state is compared by identity first: a state changed after an earlier
+    call (rather than replaced) is caught by its sizes and ``add`` calls
+    (``AllocatedState.unchanged``), then every row is asked again — so whoever needs another
+    allocated state (preemption's "as if") should give the allocator a new one."""
 
     MAX_SHAPES = 64
     MAX_SPECS = 4096
@@ -169,10 +233,10 @@ class AllocationMemo:
     def __init__(self) -> None:
         self._valid: tuple[object, ...] | None = None
         self._keep: tuple[object, ...] = ()  # holds what the validity key names by id
-        # the allocated devices of the last call (a new set each cycle: PreFilter's; whoever
-        # changes an allocator's set should make a new one, see ``shape``)
-        self._prev: AbstractSet[DeviceID] | None = None
-        self._prev_len = 0
+        # the allocated state of the last call (a new one each cycle: PreFilter's; whoever
+        # changes an allocator's state should make a new one, see ``shape``) and its sizes
+        self._prev: AllocatedState | None = None
+        self._prev_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)
         self._device_rows: dict[DeviceID, list[int]] = {}
         self._shapes: dict[tuple[str, ...], _Shape] = {}
         self._spec_keys: dict[int, tuple[object, str]] = {}  # id(spec) -> (spec, repr)
@@ -188,7 +252,7 @@ class AllocationMemo:
     def shape(self, allocator: IndexedAllocator, claims: list[ResourceClaim],
               table: NodeTable) -> _Shape | None:
         """The answers for ``claims`` on ``table``'s rows, brought up to date with the
-        allocator's allocated devices; None when they cannot be kept (not node-local)."""
+        allocator's allocated state; None when they cannot be kept (not node-local)."""
         index = allocator.index
         if not index.node_local:
             return None
@@ -196,7 +260,8 @@ class AllocationMemo:
         rules = allocator.taint_rules
         valid = (id(index), allocator.features, table.table_id,
                  tuple((name, id(c)) for name, c in classes.items()), tuple(map(id, rules)))
-        allocated = allocator.allocated
+        state = allocator.state
+        prev = self._prev
         if valid != self._valid:
             self._valid = valid
             self._keep = (index, tuple(classes.values()), tuple(rules))
@@ -205,23 +270,20 @@ class AllocationMemo:
             for row, name in enumerate(table.names):
                 for d in index.devices_of(name):
                     self._device_rows.setdefault(d, []).append(row)
-        elif self._prev is not None and len(self._prev) != self._prev_len:
-            # the last set was changed in place since: what the answers saw is unknown
+        elif prev is not None and _sizes(prev) != self._prev_sizes:
+            # the last state was changed in place since: what the answers saw is unknown
             for s in self._shapes.values():
                 s.known[:] = False
-        elif self._prev is not None and allocated is not self._prev:
-            changed = None
-            if isinstance(allocated, AllocatedDevices) and isinstance(self._prev,
-                                                                       AllocatedDevices):
-                changed = allocated.changed_since(self._prev)  # no pass over every device
+        elif prev is not None and state is not prev:
+            changed = state.changed_since(prev)  # no pass over every device
             if changed is None:
-                changed = allocated.symmetric_difference(self._prev)
+                changed = _difference(state, prev)
             for d in changed:
                 rows = self._device_rows.get(d)
                 if rows:
                     for s in self._shapes.values():
                         s.known[rows] = False
-        self._prev, self._prev_len = allocated, len(allocated)
+        self._prev, self._prev_sizes = state, _sizes(state)
         key = tuple(self._spec_key(c.spec) for c in claims)
         found = self._shapes.get(key)
         if found is None:
@@ -229,3 +291,16 @@ class AllocationMemo:
                 self._shapes.clear()
             found = self._shapes[key] = _Shape(len(table.names))
         return found
+
+
+def _sizes(state: AllocatedState) -> tuple[int, int, int, int]:
+    return len(state.devices), len(state.shared), len(state.capacity), state.edits
+
+
+def _difference(a: AllocatedState, b: AllocatedState) -> set[DeviceID]:
+    """The devices whose part of the state differs between ``a`` and ``b``."""
+    out = a.devices.symmetric_difference(b.devices)
+    out.update(a.shared.symmetric_difference(b.shared))
+    out.update(d for d in a.capacity.keys() | b.capacity.keys()
+               if a.capacity.get(d) != b.capacity.get(d))
+    return out

@@ -9,6 +9,12 @@ claim that kept the pod off some node, when nobody else uses it. Score: prioriti
 ranks, DefaultNormalizeScore'd. Reserve/Unreserve: in-flight allocations. PreBind: the
 claim's ``status.allocation`` and ``status.reservedFor`` through the backend.
 
+Extended resources backed by a DeviceClass (DRAExtendedResource, ``extended.py``): PreFilter
+adds the pod's special claim (found from an earlier cycle, or in memory); Filter gives it the
+requests a node leaves to DRA; PreBind creates it and records it in the pod's status;
+PostFilter deletes one left by an earlier cycle; Unreserve deletes one PreBind created.
+(Upstream ``extendeddynamicresources.go``.)
+
 The reason strings are upstream's; every "unschedulable" of this plugin is
 UnschedulableAndUnresolvable as upstream's ``statusUnschedulable``.
 """
@@ -16,6 +22,9 @@ UnschedulableAndUnresolvable as upstream's ``statusUnschedulable``.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +38,21 @@ from kubesched.api.dra.store import (
     with_status,
 )
 from kubesched.api.dra.types import (
+    AllocatedDeviceStatus,
     AllocationResult,
+    DeviceClass,
+    DeviceRequestAllocationResult,
     ResourceClaim,
     claim_is_for_pod,
 )
 from kubesched.api.selectors import node_matches_terms
-from kubesched.api.types import NodeSelectorTerm, Pod
+from kubesched.api.types import (
+    ContainerExtendedResourceRequest,
+    ExtendedResourceClaimStatus,
+    NodeSelectorTerm,
+    Pod,
+)
+from kubesched.config.args import parse_duration
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -67,12 +85,25 @@ from kubesched.plugins.dynamicresources.cache import (
     IndexedAllocator,
     slice_index,
 )
+from kubesched.plugins.dynamicresources.diagnose import explain_allocation
+from kubesched.plugins.dynamicresources.extended import (
+    class_mapping_of,
+    created_claim_name,
+    find_extended_resource_claim,
+    is_dra_extended_resource_name,
+    is_special,
+    node_claim,
+    requests_and_mappings,
+    special_claim,
+)
 from kubesched.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
+    FailedOnNode,
     Features,
 )
 from kubesched.plugins.helper import default_normalize_score
+from kubesched.plugins.volumebinding.helpers import go_quote
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -93,8 +124,12 @@ DEVICE_CLASS = Resource.DEVICE_CLASS
 # an earlier PreFilter plugin rejected the pod before this one ran, and upstream's FitError
 # then ends in "... not found" with no preemption sentence.
 ERR_NO_STATE = "not found"
+CANNOT_ALLOCATE = "cannot allocate all claims"
 ERR_CLAIM_NOT_CREATED = "ResourceClaim not created yet"
 ERR_API_UNSUPPORTED = "the API of the pod or claim is not supported"
+
+#: DynamicResourcesArgs.bindingTimeout's default (with binding conditions on)
+DEFAULT_BINDING_TIMEOUT = 600.0
 
 
 @dataclass(slots=True)
@@ -119,7 +154,9 @@ def allocator_features(handle: Handle | None) -> Features:
         prioritized_list=on("DRAPrioritizedList"),
         partitionable_devices=on("DRAPartitionableDevices"),
         device_taints=on("DRADeviceTaints"),
-        device_binding=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"))
+        device_binding=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
+        consumable_capacity=on("DRAConsumableCapacity"),
+        list_type_attributes=on("DRAListTypeAttributes"))
 
 
 def claim_name(pod: Pod, pc: Any) -> tuple[str | None, bool]:
@@ -137,23 +174,43 @@ def claim_name(pod: Pod, pc: Any) -> tuple[str | None, bool]:
 
 
 @dataclass(slots=True)
+class _NodeAllocation:
+    """What Filter found for one node (upstream's nodeAllocation): the allocation of each
+    claim to allocate, by claim index; the special claim as this node needs it (None: the
+    node's device plugins serve every extended resource, or the pod has none) and which
+    container's resource each of its requests serves."""
+
+    results: dict[int, AllocationResult]
+    extended_claim: ResourceClaim | None = None
+    mappings: tuple[ContainerExtendedResourceRequest, ...] = ()
+
+
+@dataclass(slots=True)
 class _State:
     """stateData, shared by reference between clones as upstream's pointer."""
 
+    # the pod's claims, then its special claim for extended resources (if any)
     claims: list[ResourceClaim] = field(default_factory=list)
+    extended: int | None = None  # the special claim's index in claims
+    # the pod's requests of extended resources (draExtendedResource.podScalarResources)
+    # and the extended resource names DeviceClasses map
+    extended_requests: dict[str, int] = field(default_factory=dict)
+    class_mapping: dict[str, str] = field(default_factory=dict)
     allocator: Allocator | None = None
     # per claim: the allocated claim's node selector, the allocation Reserve chose
     available_on: list[tuple[NodeSelectorTerm, ...] | None] = field(default_factory=list)
     allocations: list[AllocationResult | None] = field(default_factory=list)
     unavailable: set[int] = field(default_factory=set)
-    # node -> results of the claims to allocate, in their order
-    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    node_allocations: dict[str, _NodeAllocation] = field(default_factory=dict)
 
     def clone(self) -> _State:
         return self
 
     def to_allocate(self) -> list[int]:
         return [i for i, c in enumerate(self.claims) if c.allocation is None]
+
+    def has_user_claims(self) -> bool:
+        return len(self.claims) > (0 if self.extended is None else 1)
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
@@ -165,6 +222,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         super().__init__(args, handle)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
         self._memo = AllocationMemo()  # filter_batch's allocations kept across cycles
+        # KEP-5007: devices that need preparing before the pod may bind
+        self.binding_conditions = (feature_enabled(handle, "DRADeviceBindingConditions")
+                                   and feature_enabled(handle, "DRAResourceClaimDeviceStatus"))
+        timeout = (args or {}).get("bindingTimeout")
+        self.binding_timeout = (parse_duration(timeout) if timeout
+                                else DEFAULT_BINDING_TIMEOUT)
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         """A pod with claims cannot be batched (its allocation is per node and per cycle);
@@ -237,8 +300,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return QueueingHint.SKIP
         if old is None:
             return QueueingHint.QUEUE
-        if old.allocation == new.allocation and old.reserved_for == new.reserved_for:
-            return QueueingHint.SKIP
+        if (old.allocation, old.reserved_for, old.devices) == \
+                (new.allocation, new.reserved_for, new.devices):
+            return QueueingHint.SKIP  # the status is as before
         return QueueingHint.QUEUE
 
     def is_schedulable_after_pod_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
@@ -272,16 +336,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, skip()
         s = _State()
         state.write(STATE_KEY, s)
-        if not pod.spec.pod_resource_claims:
-            return None, skip()
         try:
-            claims = [c for _, c in self._foreach_claim(pod)]
+            claims = ([c for _, c in self._foreach_claim(pod)]
+                      if pod.spec.pod_resource_claims else [])
         except ClaimError as e:
             return None, unresolvable(str(e))
+        idx = dra_index(self._objects())
+        extended = self._pre_filter_extended(s, pod, idx.claims.values(), idx.classes)
+        if extended is not None:
+            s.extended = len(claims)
+            claims.append(extended)
         if not claims:
             return None, skip()
         dra = self.handle.dra if self.handle is not None else None
-        idx = dra_index(self._objects())
         prioritized = feature_enabled(self.handle, "DRAPrioritizedList")
         s.available_on = [None] * len(claims)
         s.allocations = [None] * len(claims)
@@ -296,6 +363,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if dra is not None and dra.claim_has_pending_allocation(claim.uid):
                 return None, unresolvable(f"resource claim {claim.key} is in the process of "
                                           "being allocated")
+            if i == s.extended:
+                continue  # made by this plugin: Filter checks one from an earlier cycle
             for req in claim.spec.requests:
                 if req.exactly is not None:
                     st = self._validate_class(idx.classes, req.exactly.device_class_name,
@@ -316,13 +385,34 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return None, unresolvable(f"resource claim {claim.key}, request "
                                               f"{req.name}: unknown request type")
         if to_allocate:
-            allocated = (dra.allocated_devices(self._objects()) if dra is not None
-                         else set(idx.allocated()))
-            s.allocator = IndexedAllocator(allocator_features(self.handle), allocated,
-                                           idx.classes, slice_index(idx.slices),
-                                           idx.taint_rules)
+            features = allocator_features(self.handle)
+            # GatherAllocatedState with consumable capacity on, else the allocated devices
+            allocated = (dra.allocated_state(self._objects(), features.consumable_capacity)
+                         if dra is not None
+                         else idx.allocated_state(features.consumable_capacity))
+            # the Allocator over the slices indexed by node, with the kept CEL verdicts
+            s.allocator = IndexedAllocator(features, allocated, idx.classes,
+                                           slice_index(idx.slices), idx.taint_rules)
         s.claims = claims
         return None, None
+
+    def _pre_filter_extended(self, s: _State, pod: Pod, claims: Any,
+                             classes: dict[str, DeviceClass]) -> ResourceClaim | None:
+        """preFilterExtendedResources: the pod's special claim when a DeviceClass maps one
+        of its extended resources — the one an earlier cycle created, or a new in-memory
+        one — with what Filter needs to size it per node."""
+        if not feature_enabled(self.handle, "DRAExtendedResource"):
+            return None
+        requests = {n: q for n, q in pod.requests.items()
+                    if q and is_dra_extended_resource_name(n)}
+        if not requests:
+            return None
+        mapping = class_mapping_of(classes)
+        if not any(n in mapping for n in requests):
+            return None
+        s.extended_requests = requests
+        s.class_mapping = mapping
+        return find_extended_resource_claim(pod, claims) or special_claim(pod)
 
     @staticmethod
     def _validate_class(classes: dict[str, Any], class_name: str, request: str
@@ -346,19 +436,41 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         node = node_info.node
         if node is None:
             return error("node not found")
+        extended, mappings, st = self._filter_extended(s, pod, node_info)
+        if st is not None:
+            return st
+        if extended is None and not s.has_user_claims():
+            return None  # device plugins serve every extended resource here
         unavailable = [i for i, sel in enumerate(s.available_on)
                        if sel is not None and not node_matches_terms(node, sel)]
+        if self.binding_conditions:
+            # an allocated claim whose binding failed or timed out: PostFilter may
+            # deallocate it so that other devices are tried
+            for i, claim in enumerate(s.claims):
+                if claim.allocation is None or i in unavailable:
+                    continue
+                try:
+                    ready = claim_ready_for_binding(claim)
+                except BindingFailed:
+                    unavailable.append(i)
+                    continue
+                if not ready and self._timed_out(claim):
+                    unavailable.append(i)
         if s.allocator is not None:
-            claims = [s.claims[i] for i in s.to_allocate()]
+            indices, claims = _claims_for_node(s, extended)
             try:
                 results = s.allocator.allocate(node, claims)
+            except FailedOnNode as e:
+                # this node's pools only: other nodes may do (surfaced if none does)
+                return unresolvable(str(e))
             except AllocationError as e:
                 # a broken claim or class: abort scheduling of the pod (retried)
                 return error(str(e))
             if results is None or len(results) != len(claims):
-                return unresolvable("cannot allocate all claims")
+                return unresolvable(CANNOT_ALLOCATE)
             if not unavailable:
-                s.node_allocations[node.name] = results
+                s.node_allocations[node.name] = _NodeAllocation(
+                    dict(zip(indices, results, strict=True)), extended, mappings)
         if unavailable:
             s.unavailable.update(unavailable)
             return unresolvable("resourceclaim not available on the node")
@@ -377,13 +489,38 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if not s.claims or not n:
             return BatchStatus.success(n)
         allocator = s.allocator
-        if allocator is not None and not isinstance(allocator, IndexedAllocator):
+        if s.extended is not None or (allocator is not None
+                                      and not isinstance(allocator, IndexedAllocator)):
+            # the special claim is sized per node (its requests are what the node's
+            # allocatable lacks): the per-node form
             return self._filter_each(state, pod, snapshot, idx)
+        indices = s.to_allocate()
         out, unavailable, allocations = filter_rows(
-            snapshot, idx, s.available_on, allocator,
-            [s.claims[i] for i in s.to_allocate()], self._memo)
+            snapshot, idx, s.available_on, allocator, [s.claims[i] for i in indices],
+            self._memo, self._binding_unavailable(s))
         s.unavailable.update(unavailable)
-        s.node_allocations.update(allocations)
+        if allocations:
+            s.node_allocations.update(
+                (name, _NodeAllocation(dict(zip(indices, results, strict=True))))
+                for name, results in allocations.items())
+        return out
+
+    def _binding_unavailable(self, s: _State) -> list[int]:
+        """The allocated claims whose devices' binding failed or timed out: unavailable on
+        every node (``filter``'s binding-condition check, once for all nodes)."""
+        out: list[int] = []
+        if not self.binding_conditions:
+            return out
+        for i, claim in enumerate(s.claims):
+            if claim.allocation is None:
+                continue
+            try:
+                ready = claim_ready_for_binding(claim)
+            except BindingFailed:
+                out.append(i)
+                continue
+            if not ready and self._timed_out(claim):
+                out.append(i)
         return out
 
     def _filter_each(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
@@ -397,6 +534,43 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 mask[k] = True
                 out.fail(mask, st.code, st.reasons)
         return out
+
+    def explain_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """For ``explain``: why the claims to allocate do not fit ``node_info``'s node (the
+        detail behind "cannot allocate all claims"); empty when there is nothing to say."""
+        s = self._state(state)
+        if s is None or s.allocator is None or node_info.node is None:
+            return []
+        extended, _, st = self._filter_extended(s, pod, node_info)
+        if st is not None:
+            return []
+        return explain_allocation(s.allocator, node_info.node, _claims_for_node(s, extended)[1])
+
+    def _filter_extended(self, s: _State, pod: Pod, node_info: NodeInfo
+                         ) -> tuple[ResourceClaim | None,
+                                    tuple[ContainerExtendedResourceRequest, ...],
+                                    Status | None]:
+        """filterExtendedResources: the special claim with the requests this node leaves
+        to DRA (those a DeviceClass maps and the node's allocatable lacks), or None."""
+        if s.extended is None:
+            return None, (), None
+        claim = s.claims[s.extended]
+        if claim.spec.requests:
+            # created by an earlier cycle whose binding failed: PostFilter deletes it
+            return None, (), unresolvable("cannot schedule extended resource claim")
+        allocatable = node_info.allocatable
+        needed = []
+        for name in sorted(s.extended_requests):
+            have = allocatable.get(name)
+            if name in s.class_mapping and not have:
+                needed.append(name)
+            elif have is None:
+                # neither a device plugin's nor a DeviceClass's resource
+                return None, (), unresolvable("cannot fit resource")
+        if not needed or claim.allocation is not None:
+            return None, (), None
+        requests, mappings = requests_and_mappings(pod, needed, s.class_mapping)
+        return node_claim(claim, requests), mappings, None
 
     # ------------------------------------------------------------------ PostFilter
 
@@ -417,26 +591,43 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return error(ERR_NO_STATE)
         if not s.claims:
             return Status(Code.UNSCHEDULABLE, ("no new claims to deallocate",))
+        extended = s.claims[s.extended] if s.extended is not None else None
+        stale = extended is not None and not is_special(extended)
         # upstream picks one at random (Go map order); the lowest index here, so runs replay
         for i in sorted(s.unavailable):
             claim = s.claims[i]
+            if i == s.extended:
+                if stale:
+                    break  # deleted below
+                continue
             if not claim.reserved_for or (len(claim.reserved_for) == 1
                                           and claim.reserved_for[0].uid == pod.uid):
                 if act:
                     try:
                         self._update_status(with_status(claim, allocation=None,
-                                                        reserved_for=()))
+                                                        reserved_for=(), devices=()))
                     except Exception as e:  # an API error from the backend
                         return error(str(e))
                 return Status(Code.UNSCHEDULABLE, ("deallocation of ResourceClaim completed",))
+        if stale and extended is not None:
+            # the special claim of an earlier cycle (its binding failed): start afresh
+            if act:
+                try:
+                    self._backend_call("delete_resource_claim")(extended)
+                except Exception as e:  # an API error from the backend
+                    return error(str(e))
+            return Status(Code.UNSCHEDULABLE, ("deletion of ResourceClaim completed",))
         return Status(Code.UNSCHEDULABLE, ("still not schedulable",))
 
-    def _update_status(self, claim: ResourceClaim) -> ResourceClaim:
+    def _backend_call(self, method: str) -> Any:
         backend = self.handle.backend if self.handle is not None else None
-        update = getattr(backend, "update_resource_claim_status", None)
-        if update is None:
-            raise RuntimeError("the cluster backend cannot update ResourceClaims")
-        stored: ResourceClaim = update(claim)
+        call = getattr(backend, method, None)
+        if call is None:
+            raise RuntimeError(f"the cluster backend cannot {method.replace('_', ' ')}")
+        return call
+
+    def _update_status(self, claim: ResourceClaim) -> ResourceClaim:
+        stored: ResourceClaim = self._backend_call("update_resource_claim_status")(claim)
         return stored
 
     # ------------------------------------------------------------------ Score
@@ -453,10 +644,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = self._state(state)
         if s is None or node_info.node is None:
             return 0
-        results = s.node_allocations.get(node_info.node.name)
-        if results is None:
+        found = s.node_allocations.get(node_info.node.name)
+        if found is None:
             return 0
-        return compute_score(s, results)
+        return compute_score(s, found)
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
                     ) -> np.ndarray:
@@ -488,17 +679,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         pending = s.to_allocate()
         if not s.claims or not pending or s.allocator is None:
             return None
-        results = s.node_allocations.get(node_name)
-        if not results:
+        found = s.node_allocations.get(node_name)
+        if found is None or not found.results:
+            if all(i == s.extended for i in pending):
+                return None  # only the special claim, and device plugins serve it here
             return error("claim allocation not found for node")
-        if len(results) != len(pending):
-            return error(f"internal error, have {len(results)} allocations, {len(pending)} "
-                         f"claims to allocate, want {len(pending)} claims")
+        want = [i for i in pending if i != s.extended or found.extended_claim is not None]
+        if sorted(found.results) != want:
+            return error(f"internal error, have {len(found.results)} allocations, "
+                         f"{len(want)} claims to allocate, want {len(want)} claims")
         dra = self.handle.dra if self.handle is not None else None
-        for i, result in zip(pending, results, strict=True):
+        for i in want:
+            result = found.results[i]
             s.allocations[i] = result
             if dra is not None:
                 claim = s.claims[i]
+                if i == s.extended and found.extended_claim is not None:
+                    claim = found.extended_claim
                 dra.signal_claim_pending_allocation(claim.uid,
                                                     with_status(claim, allocation=result))
         return None
@@ -513,6 +710,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for i, claim in enumerate(s.claims):
             if dra is not None:
                 dra.remove_claim_pending_allocation(claim.uid)
+            if i == s.extended:
+                if not is_special(claim):
+                    # PreBind created it: delete it, or its devices stay taken
+                    with contextlib.suppress(Exception):  # upstream logs the failure
+                        self._backend_call("delete_resource_claim")(claim)
+                continue
             if claim.allocation is not None and reserved_for_pod(claim, pod.uid):
                 # the strategic-merge patch removing the pod from reservedFor
                 stored = dra_index(self._objects()).claim(claim.namespace, claim.name)
@@ -535,18 +738,83 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if reserved_for_pod(claim, pod.uid):
                 continue
             try:
-                s.claims[i] = self._bind_claim(s, i, pod)
+                s.claims[i] = self._bind_claim(s, i, pod, node_name)
             except Exception as e:  # an API error from the backend
                 return error(str(e))
-        return None
+        if not self.binding_conditions or not any(
+                r.binding_conditions for c in s.claims if c.allocation is not None
+                for r in c.allocation.results):
+            return None
+        backend = self.handle.backend if self.handle is not None else None
+        if backend is not None:
+            backend.record_event(pod, "Normal", "BindingConditionsPending",
+                                 f"waiting for binding conditions for device on node {node_name}")
+        return self._wait_for_binding(s)
 
-    def _bind_claim(self, s: _State, i: int, pod: Pod) -> ResourceClaim:
+    def _wait_for_binding(self, s: _State) -> Status | None:
+        """PreBind's wait until every device's binding conditions are True — an Error, and
+        so another attempt, when a binding failure condition is True, a claim's own
+        timeout passed, or the wait ends (upstream: ``device binding timeout`` after
+        polling every 5 s up to bindingTimeout).
+
+        kubesched's binding cycle runs in the scheduling loop and, in the simulator, takes
+        no virtual time; nothing can change while it waits, so it looks once and a wait
+        ends at once with upstream's timeout error. The pod is retried after its backoff
+        (sooner when the claim's status changes) and looks again."""
+        try:
+            if self._pod_ready_for_binding(s):
+                return None
+        except BindingFailed as e:
+            return error(str(e))
+        return error("device binding timeout")
+
+    def _pod_ready_for_binding(self, s: _State) -> bool:
+        """isPodReadyForBinding over the claims as stored now; raises BindingFailed."""
+        idx = dra_index(self._objects())
+        for i, claim in enumerate(s.claims):
+            current = idx.claim(claim.namespace, claim.name)
+            if current is None or current.uid != claim.uid:
+                raise BindingFailed(f'could not find ResourceClaim "{claim.key}"')
+            s.claims[i] = current
+            if not claim_ready_for_binding(current):
+                if self._timed_out(current):
+                    raise BindingFailed(f"claim {current.name} binding timeout")
+                return False
+        return True
+
+    def _timed_out(self, claim: ResourceClaim) -> bool:
+        """isClaimTimeout: bindingTimeout passed since the allocation was written, for a
+        claim with binding conditions."""
+        a = claim.allocation
+        if not self.binding_conditions or a is None or a.allocation_timestamp is None:
+            return False
+        if not any(r.binding_conditions for r in a.results):
+            return False
+        return a.allocation_timestamp + self.binding_timeout < self._now()
+
+    def _now(self) -> float:
+        clock = self.handle.clock if self.handle is not None else None
+        return clock.now() if clock is not None else time.time()
+
+    def _bind_claim(self, s: _State, i: int, pod: Pod, node_name: str) -> ResourceClaim:
         """bindClaim: the allocation from Reserve (if any) and the pod's reservation written
-        in one status update; the in-flight allocation ends either way."""
+        in one status update; the in-flight allocation ends either way. The special claim
+        is created first, and the pod's status names it afterwards."""
         claim = s.claims[i]
         allocation = s.allocations[i]
+        in_flight_uid = claim.uid
+        extended = i == s.extended
+        if extended and allocation is None and not claim.spec.requests:
+            return claim  # device plugins serve the pod's extended resources
         dra = self.handle.dra if self.handle is not None else None
         try:
+            found = s.node_allocations.get(node_name) if extended else None
+            if extended and is_special(claim):
+                if found is None or found.extended_claim is None:
+                    raise RuntimeError(f"extended resource claim not found for node "
+                                       f"{node_name}")
+                claim = self._create_extended_claim(pod, found.extended_claim)
+                s.claims[i] = claim  # Unreserve deletes it if binding fails from here on
             current = dra_index(self._objects()).claim(claim.namespace, claim.name)
             if current is None or current.uid != claim.uid:
                 raise RuntimeError(f"claim {claim.key} got deleted in the meantime")
@@ -559,23 +827,66 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 current = with_status(current, allocation=allocation)
             current = with_status(current, reserved_for=(
                 *current.reserved_for, pod_reference(pod.name, pod.uid)))
+            if self.binding_conditions and current.allocation is not None and \
+                    current.allocation.allocation_timestamp is None:
+                # the binding timeout counts from here
+                current = with_status(current, allocation=dataclasses.replace(
+                    current.allocation, allocation_timestamp=self._now()))
             try:
-                return self._update_status(current)
+                stored = self._update_status(current)
             except Exception as e:
                 what = "allocation and reservation" if allocation is not None else "reservation"
                 raise RuntimeError(f"add {what} to claim {claim.key}: {e}") from None
+            if extended:
+                mappings = found.mappings if found is not None else ()
+                if not mappings:
+                    raise RuntimeError(f"nil or empty request mappings, no update of pod "
+                                       f"{pod.namespace}/{pod.name} "
+                                       "ExtendedResourceClaimStatus")
+                try:
+                    self._backend_call("update_pod_extended_resource_claim_status")(
+                        pod, ExtendedResourceClaimStatus(stored.name, mappings))
+                except Exception as e:
+                    raise RuntimeError(f"update pod {pod.namespace}/{pod.name} "
+                                       f"ExtendedResourceClaimStatus: {e}") from None
+            return stored
         finally:
             if allocation is not None and dra is not None:
-                dra.remove_claim_pending_allocation(claim.uid)
+                dra.remove_claim_pending_allocation(in_flight_uid)
+
+    def _create_extended_claim(self, pod: Pod, sized: ResourceClaim) -> ResourceClaim:
+        """createExtendedResourceClaimInAPI: the node's variant of the special claim, under
+        the name the API server would generate (``<pod>-extended-resources-xxxxx``)."""
+        meta = copy.copy(sized.metadata)
+        meta.name = created_claim_name(pod)
+        meta.uid = ""
+        try:
+            created: ResourceClaim = self._backend_call("create_resource_claim")(
+                ResourceClaim(metadata=meta, spec=sized.spec))
+        except Exception as e:
+            raise RuntimeError(f"create claim for extended resources "
+                               f"{pod.namespace}/{meta.name}: {e}") from None
+        return created
 
 
-def compute_score(s: _State, results: list[AllocationResult]) -> int:
+def _claims_for_node(s: _State, extended: ResourceClaim | None
+                     ) -> tuple[list[int], list[ResourceClaim]]:
+    """The claims to allocate on one node, with their indices: the special claim as this
+    node needs it, left out where device plugins serve everything (upstream hands the
+    allocator the empty claim there)."""
+    indices = [i for i in s.to_allocate() if i != s.extended or extended is not None]
+    claims = [extended if i == s.extended and extended is not None else s.claims[i]
+              for i in indices]
+    return indices, claims
+
+
+def compute_score(s: _State, found: _NodeAllocation) -> int:
     """computeScore: Σ over the pod's claims of (FirstAvailableDeviceRequestMaxSize − rank)
-    for every subrequest allocated; allocated claims count with their allocation."""
+    for every subrequest allocated; allocated claims count with their allocation. (The
+    special claim has no prioritized lists, so it adds nothing.)"""
     score = 0
-    pending = iter(results)
-    for claim in s.claims:
-        allocation = claim.allocation if claim.allocation is not None else next(pending, None)
+    for i, claim in enumerate(s.claims):
+        allocation = claim.allocation if claim.allocation is not None else found.results.get(i)
         if allocation is None:
             continue
         chosen = {r.request for r in allocation.results if "/" in r.request}
@@ -584,3 +895,40 @@ def compute_score(s: _State, results: list[AllocationResult]) -> int:
                 if f"{req.name}/{sub.name}" in chosen:
                     score += FIRST_AVAILABLE_MAX_SIZE - rank
     return score
+
+
+class BindingFailed(Exception):
+    """A binding failure condition is True, or the binding timed out (PreBind's error)."""
+
+
+def device_status(claim: ResourceClaim, result: DeviceRequestAllocationResult
+                  ) -> AllocatedDeviceStatus | None:
+    """getAllocatedDeviceStatus: the driver's status of one allocated device."""
+    for d in claim.devices:
+        if (d.driver, d.pool, d.device, d.share_id) == \
+                (result.driver, result.pool, result.device, result.share_id):
+            return d
+    return None
+
+
+def claim_ready_for_binding(claim: ResourceClaim) -> bool:
+    """isClaimReadyForBinding: every binding condition of every allocated device True;
+    raises BindingFailed when a binding failure condition is True."""
+    if claim.allocation is None:
+        return False
+    for result in claim.allocation.results:
+        if not result.binding_conditions:
+            continue
+        status = device_status(claim, result)
+        if status is None:
+            return False
+        conditions = {c.type: c for c in status.conditions}
+        for name in result.binding_failure_conditions:
+            failed = conditions.get(name)
+            if failed is not None and failed.status == "True":
+                raise BindingFailed(f"claim {claim.name} binding failed: "
+                                    f"reason={failed.reason}, message={go_quote(failed.message)}")
+        if any(conditions.get(name) is None or conditions[name].status != "True"
+               for name in result.binding_conditions):
+            return False
+    return True

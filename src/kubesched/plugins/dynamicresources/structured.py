@@ -1,5 +1,20 @@
 """Upstream's structured-parameters allocator (``k8s.io/dynamic-resource-allocation/
-structured``, the "stable" channel of kubernetes commit 03ab440c, plus distinctAttribute).
+structured``): the "stable" channel of kubernetes commit 03ab440c and, when consumable
+capacity or binding conditions are on, the "incubating" one (staging mirror
+kubernetes/dynamic-resource-allocation 3d036712, July 2026 = v1.37 development; the same
+code as v1.36.2's for what is implemented here).
+
+Upstream's ``NewAllocator`` picks the first channel whose features cover the enabled ones:
+"stable" (admin access, prioritized lists, partitionable devices, taints), "incubating"
+(+ DRAConsumableCapacity, + DRADeviceBindingConditions with DRAResourceClaimDeviceStatus) or
+"experimental" (+ DRAListTypeAttributes; otherwise the same code as "incubating" at 3d036712).
+kubesched has one implementation; ``Features.incubating`` switches on what only
+"incubating" does: distinctAttribute constraints, combinations instead of permutations of
+devices within a request (its ``startLocation``), pools with binding conditions tried last,
+the capacity requests check, and ``bindsToNode`` in the node selector;
+``Features.list_type_attributes`` what only "experimental" does: matchAttribute and
+distinctAttribute compare attribute values as sets (``constraint.go`` and
+``allocator_experimental.go`` of 3d036712).
 
 ``Allocator(features, allocated, classes, slices).allocate(node, claims)`` returns one
 ``AllocationResult`` per claim, or ``None`` when the claims cannot all be satisfied on the
@@ -12,6 +27,7 @@ constraints. Deterministic, so the same devices as upstream's allocator.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -24,6 +40,11 @@ from kubesched.api.dra.cel import (
     compile_selector,
     device_input,
 )
+from kubesched.api.dra.store import (
+    AllocatedState,
+    add_capacity,
+    remove_capacity,
+)
 from kubesched.api.dra.types import (
     ALL,
     ALLOCATION_RESULTS_MAX_SIZE,
@@ -32,8 +53,12 @@ from kubesched.api.dra.types import (
     TAINT_NO_SCHEDULE,
     AllocatedDeviceConfiguration,
     AllocationResult,
+    AttributeScalar,
+    AttributeValue,
+    CapacityRequestPolicy,
     Device,
     DeviceClass,
+    DeviceRequest,
     DeviceRequestAllocationResult,
     DeviceSubRequest,
     DeviceTaint,
@@ -41,6 +66,7 @@ from kubesched.api.dra.types import (
     ResourceClaim,
     ResourceSlice,
 )
+from kubesched.api.quantity import int_value
 from kubesched.api.selectors import node_matches_terms
 from kubesched.api.types import Node, NodeSelectorRequirement, NodeSelectorTerm
 
@@ -51,21 +77,37 @@ class AllocationError(Exception):
     """A claim or class the allocator cannot work with (upstream returns an error)."""
 
 
+class FailedOnNode(AllocationError):
+    """An error that concerns only the node tried (upstream's ErrFailedAllocationOnNode):
+    the scheduler reports it as the node's unschedulable reason and tries other nodes."""
+
+
 @dataclass(frozen=True, slots=True)
 class Features:
     admin_access: bool = True
     prioritized_list: bool = True
     partitionable_devices: bool = False
     device_taints: bool = False
+    # DeviceBindingAndStatus: DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     device_binding: bool = False
+    consumable_capacity: bool = False
+    # DRAListTypeAttributes: set semantics for matchAttribute and distinctAttribute
+    list_type_attributes: bool = False
+
+    @property
+    def incubating(self) -> bool:
+        """Whether upstream would use its "incubating" allocator, or its "experimental" one,
+        which is "incubating" plus list-type attributes (see the module doc)."""
+        return self.device_binding or self.consumable_capacity or self.list_type_attributes
 
 
 @dataclass(slots=True)
 class Pool:
     driver: str
     name: str
-    slices: list[ResourceSlice] = field(default_factory=list)  # newest generation only
-    targeting: list[ResourceSlice] = field(default_factory=list)  # slices for this node
+    targeting: list[ResourceSlice] = field(default_factory=list)  # device slices for the node
+    not_targeting: list[ResourceSlice] = field(default_factory=list)  # the pool's others
+    counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
     incomplete: bool = False
     invalid: bool = False
     invalid_reason: str = ""
@@ -86,52 +128,112 @@ def node_matches(node: Node | None, node_name: str, all_nodes: bool,
     return False
 
 
-def gather_pools(slices: Iterable[ResourceSlice], node: Node | None,
+def gather_pools(slices: list[ResourceSlice], node: Node | None,
                  features: Features) -> list[Pool]:
-    """GatherPools: the pools with devices reachable from ``node``, newest generation of
-    each, flagged incomplete (not all slices published) or invalid (duplicate device
-    names). Counter-only slices (sharedCounters, no devices) belong to their pool without
-    targeting a node."""
-    all_pools: dict[tuple[str, str], Pool] = {}
+    """GatherPools: the pools with slices relevant for ``node``, sorted by driver and pool
+    name, each at the newest generation among its relevant slices, flagged incomplete (not
+    all of that generation's slices published) or invalid (duplicate device or counter set
+    names, counters consumed from unknown counter sets); a pool whose generation another
+    slice has superseded is left out. Slices sharing counters are relevant everywhere for
+    the stable allocator, only where they select the node for the incubating one (which
+    then finds them among all the pool's slices)."""
+    pools: dict[tuple[str, str], list[ResourceSlice]] = {}
     for s in slices:
+        if not features.partitionable_devices and (s.per_device_node_selection
+                                                   or s.shared_counters):
+            continue
+        if s.shared_counters and not features.incubating:
+            relevant = True
+        elif s.node_name or s.all_nodes or s.node_selector is not None:
+            relevant = node_matches(node, s.node_name, s.all_nodes, s.node_selector)
+        elif s.per_device_node_selection:
+            relevant = any(node_matches(node, d.node_name, d.all_nodes, d.node_selector)
+                           for d in s.devices)
+        else:
+            continue  # some future way of selecting nodes
+        if not relevant:
+            continue
         key = (s.driver, s.pool)
-        pool = all_pools.get(key)
-        if pool is None:
-            pool = all_pools[key] = Pool(s.driver, s.pool, [s])
-            continue
-        gen = pool.slices[0].pool_generation
-        if s.pool_generation < gen:
-            continue
-        if s.pool_generation > gen:
-            pool.slices = []
-        pool.slices.append(s)
+        found = pools.get(key)
+        if found is None or s.pool_generation > found[0].pool_generation:
+            pools[key] = [s]
+        elif s.pool_generation == found[0].pool_generation:
+            found.append(s)
     result = []
-    for key in sorted(all_pools):
-        pool = all_pools[key]
-        pool.slices.sort(key=lambda s: s.name)
-        for s in pool.slices:
-            if not s.devices:
-                continue
-            if s.per_device_node_selection:
-                if not features.partitionable_devices:
-                    continue
-                if any(node_matches(node, d.node_name, d.all_nodes, d.node_selector)
-                       for d in s.devices):
-                    pool.targeting.append(s)
-            elif (s.node_name or s.all_nodes or s.node_selector is not None) and \
-                    node_matches(node, s.node_name, s.all_nodes, s.node_selector):
-                pool.targeting.append(s)
-        if not pool.targeting:
+    for key in sorted(pools):
+        for_node = pools[key]
+        count = for_node[0].resource_slice_count
+        if len(for_node) == count:
+            result.append(_build_pool(key, for_node, features, None))
             continue
-        pool.incomplete = len(pool.slices) != pool.slices[0].resource_slice_count
-        seen: set[str] = set()
-        for s in pool.slices:
-            for d in s.devices:
-                if d.name in seen:
-                    pool.invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
-                seen.add(d.name)
-        result.append(pool)
+        # Slices left out above (other nodes') may complete the pool, or show that a newer
+        # generation replaces it.
+        generation = for_node[0].pool_generation
+        same = [s for s in slices if (s.driver, s.pool) == key]
+        if any(s.pool_generation > generation for s in same):
+            continue
+        everything = [s for s in same if s.pool_generation == generation]
+        if len(everything) != count:
+            result.append(Pool(*key, incomplete=True))
+            continue
+        result.append(_build_pool(key, for_node, features, everything))
+    if features.incubating:
+        # incubating's GatherPools: pools offering devices with binding conditions come
+        # after all others (each group sorted by ID), so devices that bind at once win
+        result = ([p for p in result if not _has_binding_conditions(p)]
+                  + [p for p in result if _has_binding_conditions(p)])
     return result
+
+
+def _build_pool(key: tuple[str, str], relevant: list[ResourceSlice], features: Features,
+                everything: list[ResourceSlice] | None) -> Pool:
+    """buildPool: the slices split into device slices for the node, the pool's other slices
+    and its counter sets, and the pool checked."""
+    pool = Pool(*key)
+    partitionable = features.partitionable_devices
+    relevant = sorted(relevant, key=lambda s: s.name)
+    counter_slices = [s for s in relevant if partitionable and s.shared_counters]
+    pool.targeting = [s for s in relevant if not (partitionable and s.shared_counters)]
+    names = {s.name for s in relevant}
+    for s in everything or ():
+        if s.name in names:
+            continue
+        if partitionable and s.shared_counters:
+            counter_slices.append(s)
+        else:
+            pool.not_targeting.append(s)
+    seen: set[str] = set()
+    for s in pool.targeting:
+        for d in s.devices:
+            if d.name in seen:
+                return _invalid(pool, f"duplicate device name {d.name}")
+            seen.add(d.name)
+    if not partitionable:
+        return pool
+    for s in counter_slices:
+        for cs in s.shared_counters:
+            if cs.name in pool.counter_sets:
+                return _invalid(pool, f"duplicate counter set name {cs.name}")
+            pool.counter_sets[cs.name] = cs.counters
+    for s in (*pool.targeting, *pool.not_targeting):
+        for d in s.devices:
+            for cc in d.consumes_counters:
+                counters = pool.counter_sets.get(cc.counter_set)
+                if counters is None:
+                    return _invalid(pool, f"counter set {cc.counter_set} not found")
+                for name in cc.counters:
+                    if name not in counters:
+                        return _invalid(pool, f"counter {name} not found in counter set "
+                                              f"{cc.counter_set}")
+    return pool
+
+
+def _invalid(pool: Pool, reason: str) -> Pool:
+    return Pool(pool.driver, pool.name, invalid=True, invalid_reason=reason)
+
+
+def _has_binding_conditions(pool: Pool) -> bool:
+    return any(d.binding_conditions for s in pool.targeting for d in s.devices)
 
 
 @dataclass(slots=True)
@@ -157,10 +259,17 @@ class _RequestData:
 
 
 class _MatchAttribute:
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+    """matchAttributeConstraint: every device the constraint applies to has the attribute,
+    with the same value. With list-type attributes a value is a set (a scalar: a set of one)
+    and devices match while the intersection of their sets is not empty."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str,
+                 list_types: bool = False) -> None:
         self.requests = set(requests)
         self.attribute = attribute
-        self.value: Any = None
+        self.list_types = list_types
+        self.value: AttributeValue | None = None
+        self.common: AttributeSet | None = None
         self.count = 0
 
     def _applies(self, request: str, sub: str) -> bool:
@@ -173,31 +282,58 @@ class _MatchAttribute:
         value = lookup_attribute(c.device, c.id[0], self.attribute)
         if value is None:
             return False
-        if self.count and not _same_value(self.value, value):
-            return False
-        if not self.count:
+        if self.list_types:
+            values = attribute_set(value)
+            if values is None:
+                return False
+            if self.count:
+                values = _intersection(self.common, values)
+                if values is None:
+                    return False
+            self.common = values
+        elif not self.count:
             self.value = value
+        elif not _same_value(self.value, value):
+            return False
         self.count += 1
         return True
 
     def remove(self, request: str, sub: str, c: _Candidate) -> None:
+        # Upstream's remove only counts down: a narrowed intersection stays narrowed until
+        # the constraint is empty again, and so does kubesched's, to take the same devices.
         if self._applies(request, sub):
             self.count -= 1
 
 
 class _DistinctAttribute(_MatchAttribute):
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        super().__init__(requests, attribute)
-        self.values: list[Any] = []
+    """distinctAttributeConstraint: no two devices share a value; with list-type attributes
+    the devices' sets are pairwise disjoint."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str,
+                 list_types: bool = False) -> None:
+        super().__init__(requests, attribute, list_types)
+        self.values: list[AttributeValue] = []
 
     def add(self, request: str, sub: str, c: _Candidate) -> bool:
         if not self._applies(request, sub):
             return True
         value = lookup_attribute(c.device, c.id[0], self.attribute)
-        if value is None or any(_same_value(v, value) for v in self.values):
+        if value is None or (self.values and not self._distinct(value)):
             return False
         self.values.append(value)
         return True
+
+    def _distinct(self, value: AttributeValue) -> bool:
+        if self.list_types:
+            new = attribute_set(value)
+            if new is None:
+                return False
+            # devices whose value is no set (an empty list) are not compared with
+            return all(_intersection(old, new) is None
+                       for old in map(attribute_set, self.values) if old is not None)
+        if isinstance(value, tuple):
+            return False  # without list-type attributes a list is of no known type
+        return not any(_same_value(v, value) for v in self.values)
 
     def remove(self, request: str, sub: str, c: _Candidate) -> None:
         if self._applies(request, sub):
@@ -205,11 +341,36 @@ class _DistinctAttribute(_MatchAttribute):
 
 
 def _same_value(a: Any, b: Any) -> bool:
-    # bool is an int in Python: compare the kinds as upstream's typed fields do
-    return type(a) is type(b) and a == b
+    # Without list-type attributes upstream compares the scalar fields only, so a list is
+    # never the same as anything; bool is an int in Python: compare the kinds as upstream's
+    # typed fields do.
+    return not isinstance(a, tuple) and type(a) is type(b) and a == b
 
 
-def lookup_attribute(device: Device, driver: str, name: str) -> Any:
+# an attribute's values as a set, with the kind of its items (int, bool, str, Semver)
+AttributeSet = tuple[type, frozenset[AttributeScalar]]
+
+
+def attribute_set(value: AttributeValue) -> AttributeSet | None:
+    """attributeAsSet: a list's items, or a scalar alone; None for an empty list (its kind
+    is unknown, so it matches nothing)."""
+    if not isinstance(value, tuple):
+        return type(value), frozenset((value,))
+    if not value:
+        return None
+    return type(value[0]), frozenset(value)
+
+
+def _intersection(a: AttributeSet | None, b: AttributeSet) -> AttributeSet | None:
+    """The common values of two sets of one kind, None when there are none (sets of
+    different kinds have none)."""
+    if a is None or a[0] is not b[0]:
+        return None
+    common = a[1] & b[1]
+    return (a[0], common) if common else None
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> AttributeValue | None:
     """A fully-qualified attribute; the driver's own domain may be left out on the device."""
     if name in device.attributes:
         return device.attributes[name]
@@ -224,6 +385,110 @@ def taint_prevents_allocation(taints: Iterable[DeviceTaint], request: DeviceSubR
                and not any(tol.tolerates(t) for tol in request.tolerations) for t in taints)
 
 
+# ---------------------------------------------------------------- consumable capacity
+# (upstream's consumable_capacity.go, KEP-5075)
+
+
+def _go_rem(a: int, b: int) -> int:
+    """Go's ``%``: the remainder takes the dividend's sign."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def consumed_capacity(requested: Fraction | None, value: Fraction,
+                      policy: CapacityRequestPolicy | None) -> Fraction:
+    """calculateConsumedCapacity: what one allocation consumes of a capacity. No request:
+    the policy's default, else the whole capacity. A request is rounded up to the valid
+    range's next step (in whole units, as upstream's int64 ``Value()`` arithmetic) or to the
+    first valid value not below it."""
+    if requested is None:
+        if policy is not None and policy.default is not None:
+            return policy.default
+        return value
+    if policy is None:
+        return requested
+    rng = policy.valid_range
+    if rng is not None:
+        if requested < rng.min:
+            return rng.min
+        if rng.step is None:
+            return requested
+        step, low = int_value(rng.step), int_value(rng.min)
+        added = int_value(requested) - low
+        n = added // step if added >= 0 else -(-added // step)  # Go's truncating division
+        if _go_rem(added, step) != 0:
+            n += 1
+        return Fraction(low + step * n)
+    for valid in policy.valid_values:
+        if requested <= valid:
+            return valid
+    return requested
+
+
+def violates_policy(consumed: Fraction, policy: CapacityRequestPolicy | None) -> bool:
+    """violatesPolicy: above the range's max, off its step, or not a valid value. The
+    default is always allowed (upstream compares the Quantity structs; equal values here)."""
+    if policy is None:
+        return False
+    if policy.default is not None and consumed == policy.default:
+        return False
+    rng = policy.valid_range
+    if rng is not None:
+        if rng.max is not None and consumed > rng.max:
+            return True
+        if rng.step is not None:
+            added = int_value(consumed) - int_value(rng.min)
+            return _go_rem(added, int_value(rng.step)) != 0
+        return False
+    if policy.valid_values:
+        return not any(consumed == v for v in policy.valid_values)
+    return False
+
+
+def capacity_fits(current: Mapping[str, Fraction] | None, requests: Mapping[str, Fraction],
+                  device: Device, allocating: Mapping[str, Fraction] | None) -> bool | None:
+    """CmpRequestOverCapacity: whether one more allocation of ``device`` for ``requests``
+    fits beside what allocated claims (``current``) and this Allocate call (``allocating``)
+    already consume of each capacity. None is upstream's error (a requested capacity the
+    device does not have), which its callers treat as "does not fit"."""
+    if any(name not in device.capacity for name in requests):
+        return None
+    for name, value in device.capacity.items():
+        policy = device.capacity_policies.get(name)
+        consumed = consumed_capacity(requests.get(name), value, policy)
+        if violates_policy(consumed, policy):
+            return False
+        total = consumed
+        if current is not None and name in current:
+            total += current[name]
+        if allocating is not None and name in allocating:
+            total += allocating[name]
+        if total > value:
+            return False
+    return True
+
+
+def consumed_from_request(requests: Mapping[str, Fraction], device: Device
+                          ) -> dict[str, Fraction]:
+    """GetConsumedCapacityFromRequest: what one allocation consumes of every capacity."""
+    return {name: consumed_capacity(requests.get(name), value,
+                                    device.capacity_policies.get(name))
+            for name, value in device.capacity.items()}
+
+
+def share_id(claim: ResourceClaim, request: str, device: DeviceID, index: int) -> str:
+    """A ShareID for one allocation of a device that allows multiple allocations. Upstream:
+    a random UUID; here one derived from the claim, request, device and the result's index,
+    so runs replay (unique per claim, as the claim's uid or key is part of it)."""
+    name = "/".join((claim.uid or claim.key, request, *device, str(index)))
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "kubesched:share:" + name))
+
+
+def kobj(claim: ResourceClaim) -> str:
+    """klog.KObj: ``namespace/name``, or the name alone for an empty namespace."""
+    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+
+
 class _Stop(Exception):
     pass
 
@@ -235,11 +500,14 @@ class _MaxSizeExceeded(Exception):
 class Allocator:
     """One per scheduling cycle (upstream: built in PreFilter), used for every node."""
 
-    def __init__(self, features: Features, allocated: set[DeviceID],
+    def __init__(self, features: Features, allocated: set[DeviceID] | AllocatedState,
                  classes: Mapping[str, DeviceClass], slices: list[ResourceSlice],
                  taint_rules: Iterable[DeviceTaintRule] = ()) -> None:
+        """``allocated``: the allocated state, or just the exclusively held devices."""
         self.features = features
-        self.allocated = allocated
+        self.state = (allocated if isinstance(allocated, AllocatedState)
+                      else AllocatedState(set(allocated)))
+        self.allocated = self.state.devices
         self.classes = classes
         self.slices = slices
         self.taint_rules = list(taint_rules)
@@ -255,8 +523,10 @@ class Allocator:
         key = id(device)
         found = self._inputs.get(key)
         if found is None:
+            multi = (device.allow_multiple_allocations
+                     if self.features.consumable_capacity else None)
             found = self._inputs[key] = device_input(driver, device.attributes,
-                                                     device.capacity)
+                                                     device.capacity, multi)
         return found
 
     def _selectors_match(self, claim: ResourceClaim, cls: DeviceClass | None,
@@ -269,7 +539,7 @@ class Allocator:
                     return False
                 continue
             compiled = compile_selector(expr)
-            who = f"class {cls.name}" if cls is not None else f"claim {claim.key}"
+            who = f"class {cls.name}" if cls is not None else f"claim {kobj(claim)}"
             if isinstance(compiled, CelCompileError):
                 raise AllocationError(f"{who}: selector #{i}: CEL compile error: "
                                       f"{compiled.detail}")
@@ -330,17 +600,15 @@ class Allocator:
     # ---------------------------------------------------------------- counters
 
     def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
+        """The pool's counters less what allocated devices (this node's or not) consume."""
         key = (pool.driver, pool.name)
         found = self._available_counters.get(key)
         if found is not None:
             return found
-        avail: dict[str, dict[str, Fraction]] = {}
-        for s in pool.slices:
-            for cs in s.shared_counters:
-                avail[cs.name] = dict(cs.counters)
-        for s in pool.slices:
+        avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+        for s in (*pool.targeting, *pool.not_targeting):
             for d in s.devices:
-                if (pool.driver, pool.name, d.name) not in self.allocated:
+                if not self.state.is_allocated((pool.driver, pool.name, d.name)):
                     continue
                 for cc in d.consumes_counters:
                     cset = avail.get(cc.counter_set)
@@ -361,6 +629,17 @@ class Allocator:
         return run.run()
 
 
+@dataclass(slots=True)
+class _Result:
+    """internalDeviceResult: one device chosen for a request."""
+
+    rd: _RequestData
+    c: _Candidate
+    admin: bool | None
+    share_id: str | None = None
+    consumed: dict[str, Fraction] | None = None
+
+
 class _Run:
     """One Allocate call (upstream's unexported ``allocator``)."""
 
@@ -373,18 +652,19 @@ class _Run:
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
         self.constraints: list[list[_MatchAttribute]] = []
         self.allocating: dict[DeviceID, set[int]] = {}
-        self.results: list[list[tuple[_RequestData, _Candidate, bool | None]]] = [
-            [] for _ in claims]
+        self.results: list[list[_Result]] = [[] for _ in claims]
         self.consumed: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        # allocatingCapacity: what this call's allocations consume of shared devices
+        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
 
     def _class(self, claim: ResourceClaim, req: DeviceSubRequest) -> DeviceClass:
         if not req.device_class_name:
-            raise AllocationError(f"claim {claim.key}, request {req.name}: missing device "
+            raise AllocationError(f"claim {kobj(claim)}, request {req.name}: missing device "
                                   "class name (unsupported request type?)")
         cls = self.a.classes.get(req.device_class_name)
         if cls is None:
             raise AllocationError(
-                f"claim {claim.key}, request {req.name}: could not retrieve device class "
+                f"claim {kobj(claim)}, request {req.name}: could not retrieve device class "
                 f'{req.device_class_name}: deviceclass.resource.k8s.io "'
                 f'{req.device_class_name}" not found')
         return cls
@@ -392,7 +672,7 @@ class _Run:
     def _validate(self, ci: int, req: DeviceSubRequest, parent: str | None) -> _RequestData:
         claim = self.claims[ci]
         if not self.a.features.admin_access and req.admin_access is not None:
-            raise AllocationError(f"claim {claim.key}, request {req.name}: admin access is "
+            raise AllocationError(f"claim {kobj(claim)}, request {req.name}: admin access is "
                                   "requested, but the feature is disabled")
         rd = _RequestData(req, parent, self._class(claim, req))
         if req.allocation_mode == EXACT_COUNT:
@@ -401,32 +681,55 @@ class _Run:
             for pool in self.pools:
                 if pool.incomplete:
                     raise AllocationError(
-                        f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                        f"claim {kobj(claim)}, request {req.name}: asks for all devices, but "
                         f"resource pool {pool.pool_id} is currently being updated")
                 if pool.invalid:
                     raise AllocationError(
-                        f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                        f"claim {kobj(claim)}, request {req.name}: asks for all devices, but "
                         f"resource pool {pool.pool_id} is currently invalid")
                 for s in pool.targeting:
                     for d in s.devices:
                         c = _Candidate((pool.driver, pool.name, d.name), d, s, pool)
-                        if self.a._is_selectable(self.node, claim, rd, c):
+                        if self.a._is_selectable(self.node, claim, rd, c) and \
+                                self._capacity_fits(req, c):
                             rd.all_devices.append(c)
             rd.num_devices = len(rd.all_devices)
         else:
-            raise AllocationError(f"claim {claim.key}, request {req.name}: unsupported count "
+            raise AllocationError(f"claim {kobj(claim)}, request {req.name}: unsupported count "
                                   f"mode {req.allocation_mode}")
         return rd
+
+    def _capacity_fits(self, req: DeviceSubRequest, c: _Candidate) -> bool:
+        """The capacity check (consumable capacity on; always true when off)."""
+        if not self.a.features.consumable_capacity:
+            return True
+        return bool(capacity_fits(self.a.state.capacity.get(c.id), req.capacity_requests or {},
+                                  c.device, self.allocating_capacity.get(c.id)))
+
+    def _check_capacity_requests(self, claim: ResourceClaim, request: DeviceRequest) -> None:
+        """incubating refuses capacity requests while DRAConsumableCapacity is off (the
+        stable allocator, used then unless binding conditions are on, ignores them)."""
+        if self.a.features.consumable_capacity or not self.a.features.incubating:
+            return
+        if request.exactly is not None and request.exactly.capacity_requests is not None:
+            raise AllocationError(f"claim {kobj(claim)}, request {request.name}: has capacity "
+                                  "requests, but the DRAConsumableCapacity feature is disabled")
+        for sub in request.first_available:
+            if sub.capacity_requests is not None:
+                raise AllocationError(
+                    f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, but "
+                    "the DRAConsumableCapacity feature is disabled")
 
     def run(self) -> list[AllocationResult] | None:
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, request in enumerate(claim.spec.requests):
+                if request.first_available and not self.a.features.prioritized_list:
+                    raise AllocationError(
+                        f"claim {kobj(claim)}, request {request.name}: has subrequests, "
+                        "but the DRAPrioritizedList feature is disabled")
+                self._check_capacity_requests(claim, request)
                 if request.first_available:
-                    if not self.a.features.prioritized_list:
-                        raise AllocationError(
-                            f"claim {claim.key}, request {request.name}: has subrequests, "
-                            "but the DRAPrioritizedList feature is disabled")
                     least = None
                     for si, sub in enumerate(request.first_available):
                         rd = self._validate(ci, sub, request.name)
@@ -441,16 +744,18 @@ class _Run:
                     min_devices += rd.num_devices
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocationError(
-                    f"claim {claim.key}: number of requested devices {min_devices} exceeds "
+                    f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds "
                     f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
             constraints: list[_MatchAttribute] = []
             for i, c in enumerate(claim.spec.constraints):
+                lists = self.a.features.list_type_attributes
                 if c.match_attribute is not None:
-                    constraints.append(_MatchAttribute(c.requests, c.match_attribute))
-                elif c.distinct_attribute is not None:
-                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
+                    constraints.append(_MatchAttribute(c.requests, c.match_attribute, lists))
+                elif c.distinct_attribute is not None and self.a.features.incubating:
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute,
+                                                          lists))
                 else:
-                    raise AllocationError(f"claim {claim.key}, constraint #{i}: empty "
+                    raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty "
                                           "constraint (unsupported constraint type?)")
             self.constraints.append(constraints)
         try:
@@ -462,13 +767,18 @@ class _Run:
         if not done:
             for pool in self.pools:
                 if pool.invalid:
-                    raise AllocationError("invalid resource pools were encountered")
+                    raise FailedOnNode("invalid resource pools were encountered")
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
     # -- the search
 
-    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> bool:
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool,
+                      start: tuple[int, int, int] = (0, 0, 0)) -> bool:
+        """allocateOne: device ``di`` of request ``ri`` (subrequest ``si``) of claim ``ci``.
+        ``start`` (incubating's startLocation: pool, slice, device) is where the search for
+        this device begins, just after the request's previous device, so a request tries
+        combinations of devices rather than every permutation."""
         self.a.num_allocate_one += 1
         if ci >= len(self.claims):
             return True
@@ -518,25 +828,34 @@ class _Run:
                 undo()
             return done
         admin = bool(req.admin_access)
-        for pool in self.pools:
+        combinations = self.a.features.incubating
+        for pi in range(start[0], len(self.pools)):
+            pool = self.pools[pi]
             if pool.incomplete or pool.invalid:
                 continue
-            for s in pool.targeting:
-                for d in s.devices:
+            first_slice = start[1] if pi == start[0] else 0
+            for sj in range(first_slice, len(pool.targeting)):
+                s = pool.targeting[sj]
+                first_device = start[2] if (pi, sj) == start[:2] else 0
+                for dk in range(first_device, len(s.devices)):
+                    d = s.devices[dk]
                     did = (pool.driver, pool.name, d.name)
                     if admin:
                         if ci in self.allocating.get(did, ()):
                             continue
-                    elif did in self.a.allocated or self.allocating.get(did):
+                    elif self._in_use(did):
                         continue
                     c = _Candidate(did, d, s, pool)
                     if not self.a._is_selectable(self.node, claim, rd, c):
                         continue
+                    if not self._capacity_fits(req, c):
+                        continue
                     undo = self._allocate_device(ci, rd, c, must=False)
                     if undo is None:
                         continue
+                    nxt = (pi, sj, dk + 1) if combinations else (0, 0, 0)
                     try:
-                        done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+                        done = self._allocate_one(ci, ri, si, di + 1, in_sub, nxt)
                     except BaseException:
                         undo()
                         raise
@@ -545,24 +864,37 @@ class _Run:
                     undo()
         return False
 
+    def _in_use(self, did: DeviceID) -> bool:
+        """deviceInUse: held exclusively by an allocated claim or by this call."""
+        return did in self.a.allocated or bool(self.allocating.get(did))
+
+    def _capacity_in_use(self, did: DeviceID) -> bool:
+        """deviceCapacityInUse: an allocated claim or this call shares the device."""
+        return did in self.a.state.capacity or did in self.allocating_capacity
+
     def _allocate_device(self, ci: int, rd: _RequestData, c: _Candidate, *,
                          must: bool) -> Callable[[], None] | None:
+        """allocateDevice: take ``c`` for ``rd`` if it is free, fits and keeps the claim's
+        constraints; returns how to give it back, or None.
+
+        As upstream, counters a candidate took are not given back when a taint or a
+        constraint then rejects it (they stay consumed until this Allocate call ends), and a
+        device allowing multiple allocations never gives its counters back."""
         req = rd.request
         admin = bool(req.admin_access)
-        if admin:
-            if ci in self.allocating.get(c.id, ()):
-                return None
-        elif c.id in self.a.allocated or self.allocating.get(c.id):
+        multi = self.a.features.consumable_capacity and c.device.allow_multiple_allocations
+        if not multi and admin and ci in self.allocating.get(c.id, ()):
+            return None
+        if not admin and self._in_use(c.id):
             return None
         if c.device.consumes_counters:
             if not self.a.features.partitionable_devices:
                 return None
-            if not self._take_counters(c):
+            # a shared device already in use has had its counters taken
+            if not (multi and self._capacity_in_use(c.id)) and not self._take_counters(c):
                 return None
         if self.a.features.device_taints and taint_prevents_allocation(
                 self.a._device_taints(c), req):
-            if c.device.consumes_counters:
-                self._release_counters(c)
             return None
         base = rd.parent or req.name
         sub = req.name if rd.parent else ""
@@ -571,21 +903,38 @@ class _Run:
             if not con.add(base, sub, c):
                 if must:
                     raise AllocationError(
-                        f"claim {self.claims[ci].key}, request {req.name}: cannot add device "
+                        f"claim {kobj(self.claims[ci])}, request {req.name}: cannot add device "
                         f"{'/'.join(c.id)} because a claim constraint would not be satisfied")
                 for done in constraints[:i]:
                     done.remove(base, sub, c)
-                if c.device.consumes_counters:
-                    self._release_counters(c)
                 return None
-        self.allocating.setdefault(c.id, set()).add(ci)
-        self.results[ci].append((rd, c, True if admin else None))
+        holders = self.allocating.setdefault(c.id, set())
+        if not multi:
+            holders.add(ci)
+        share: str | None = None
+        consumed: dict[str, Fraction] | None = None
+        if self.a.features.consumable_capacity:
+            # Checked by every caller before; upstream returns without undoing the above
+            # if it fails here (possible only for "All" requests whose devices another
+            # request of the call has filled since), and so does kubesched.
+            if not self._capacity_fits(req, c):
+                return None
+            if multi:
+                consumed = consumed_from_request(req.capacity_requests or {}, c.device)
+                share = share_id(self.claims[ci], rd.name, c.id, len(self.results[ci]))
+                add_capacity(self.allocating_capacity, c.id, consumed)
+        self.results[ci].append(_Result(rd, c, True if admin else None, share,
+                                        consumed or None))
 
         def undo() -> None:
             for con in constraints:
                 con.remove(base, sub, c)
-            self.allocating[c.id].discard(ci)
-            if c.device.consumes_counters:
+            holders.discard(ci)
+            if multi:
+                # an allocation consuming nothing stays recorded as a share (upstream)
+                if consumed:
+                    remove_capacity(self.allocating_capacity, c.id, consumed)
+            elif self.a.features.partitionable_devices and c.device.consumes_counters:
                 self._release_counters(c)
             self.results[ci].pop()
         return undo
@@ -616,11 +965,16 @@ class _Run:
 
     def _result(self, ci: int) -> AllocationResult:
         claim = self.claims[ci]
+        binding = self.a.features.device_binding
         results = tuple(
             DeviceRequestAllocationResult(
-                request=rd.name, driver=c.id[0], pool=c.id[1], device=c.id[2],
-                admin_access=admin, tolerations=rd.request.tolerations)
-            for rd, c, admin in self.results[ci])
+                request=r.rd.name, driver=r.c.id[0], pool=r.c.id[1], device=r.c.id[2],
+                admin_access=r.admin, tolerations=r.rd.request.tolerations,
+                share_id=r.share_id, consumed_capacity=dict(r.consumed or {}),
+                binding_conditions=r.c.device.binding_conditions if binding else (),
+                binding_failure_conditions=(r.c.device.binding_failure_conditions
+                                            if binding else ()))
+            for r in self.results[ci])
         config: list[AllocatedDeviceConfiguration] = []
         class_ranges: dict[str, tuple[int, int]] = {}
         for ri in range(len(claim.spec.requests)):
@@ -641,30 +995,31 @@ class _Run:
             for cfg in cls.config:
                 config.append(AllocatedDeviceConfiguration("FromClass", (rd.name,), cfg.opaque))
             class_ranges[cls.name] = (start, len(config))
+        # the names a config may use for each request: its own, or the chosen subrequest's
+        names = []
+        for ri, request in enumerate(claim.spec.requests):
+            rd = self.request_data[(ci, ri, 0)]
+            chosen = (f"{request.name}/{request.first_available[rd.selected_sub].name}"
+                      if rd.parent is not None else None)
+            names.append((request.name, chosen))
         for cfg in claim.spec.config:
-            if not cfg.requests:
-                config.append(AllocatedDeviceConfiguration("FromClaim", (), cfg.opaque))
-                continue
-            for ri, request in enumerate(claim.spec.requests):
-                if request.name in cfg.requests:
-                    config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
-                                                                cfg.opaque))
-                    continue
-                rd = self.request_data[(ci, ri, 0)]
-                if rd.parent is None:
-                    continue
-                sub = request.first_available[rd.selected_sub]
-                if f"{request.name}/{sub.name}" in cfg.requests:
-                    config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
-                                                                cfg.opaque))
-        n = len(claim.spec.requests)
+            # empty requests apply to all; otherwise the config is kept once if it names
+            # any request (or its chosen subrequest)
+            if not cfg.requests or any(name in cfg.requests or chosen in cfg.requests
+                                       for name, chosen in names):
+                config.append(AllocatedDeviceConfiguration("FromClaim", cfg.requests,
+                                                            cfg.opaque))
+        # a config naming every request applies to all: "empty means all"
         config = [AllocatedDeviceConfiguration(c.source, (), c.opaque)
-                  if len(c.requests) == n else c for c in config]
+                  if c.requests and all(name in c.requests or chosen in c.requests
+                                        for name, chosen in names) else c
+                  for c in config]
         return AllocationResult(results, tuple(config),
-                                self._node_selector([c for _, c, _ in self.results[ci]]))
+                                self._node_selector([r.c for r in self.results[ci]]))
 
-    @staticmethod
-    def _node_selector(cands: list[_Candidate]) -> tuple[NodeSelectorTerm, ...] | None:
+    def _node_selector(self, cands: list[_Candidate]) -> tuple[NodeSelectorTerm, ...] | None:
+        """createNodeSelector: a node-local device (or, incubating, one that binds to its
+        node) pins the claim to the node; otherwise the devices' selectors merged."""
         fields: list[NodeSelectorRequirement] = []
         exprs: list[NodeSelectorRequirement] = []
         for c in cands:
@@ -672,9 +1027,12 @@ class _Run:
                 name, sel = c.device.node_name, c.device.node_selector
             else:
                 name, sel = c.slice.node_name, c.slice.node_selector
-            if name:
+            binds = self.a.features.incubating and c.device.binds_to_node
+            if name or binds:
+                # the node the allocation is for (the device's own for a node-local one)
+                target = self.node.name if self.node is not None else name
                 return (NodeSelectorTerm(match_fields=(
-                    NodeSelectorRequirement("metadata.name", "In", (name,)),)),)
+                    NodeSelectorRequirement("metadata.name", "In", (target,)),)),)
             if sel is not None:
                 if len(sel) > 1:
                     raise AllocationError(f"create NodeSelector for claim: unsupported "

@@ -11,8 +11,11 @@ maximum, overhead, pod-level resources). Filter rejects a node when
 Extended resources named in ``ignoredResources`` or whose domain is in
 ``ignoredResourceGroups`` are not checked. The status is Unschedulable with every reason, or
 UnschedulableAndUnresolvable when some failing resource's request exceeds the node's whole
-allocatable (preemption cannot help). DRA-backed extended resources (alpha gate
-DRAExtendedResource, off in v1.35) are not delegated.
+allocatable (preemption cannot help). With DRAExtendedResource (alpha off 1.35, beta on 1.36,
+locked on 1.37) an extended resource some DeviceClass maps is left to DynamicResources on a
+node whose allocatable has none of it (``shouldDelegateResourceToDRA``); the mapping is read
+once per cycle at PreFilter. (Upstream's scoring of such resources, when a scoring strategy
+names them, is not implemented: the default strategies score cpu and memory only.)
 
 Score uses the configured strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
 through ``ResourceAllocationScorer`` with non-zero cpu / memory defaults. No NormalizeScore.
@@ -20,11 +23,14 @@ through ``ResourceAllocationScorer`` with non-zero cpu / memory defaults. No Nor
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from kubesched.api.dra.store import dra_index
+from kubesched.api.dra.types import DeviceClass
 from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
@@ -52,6 +58,11 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.plugins.dynamicresources.extended import (
+    DEVICE_CLASS_PREFIX,
+    class_mapping_of,
+    is_dra_extended_resource_name,
+)
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
 from kubesched.plugins.noderesources.allocated import least_resource_scorer, most_resource_scorer
 from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
@@ -89,10 +100,12 @@ def max_resource_request(requests: dict[str, int]) -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class _PreFilterState:
-    """The pod's request: the (resource, quantity) pairs Filter checks, in reason order."""
+    """The pod's request: the (resource, quantity) pairs Filter checks, in reason order, and
+    per check whether a DeviceClass maps it (DynamicResources' on a node without it)."""
 
     checks: tuple[tuple[str, int], ...]
     reasons: tuple[str, ...]
+    dra_backed: tuple[bool, ...] = ()
 
     def clone(self) -> _PreFilterState:
         return self
@@ -122,15 +135,17 @@ def _fits_checks(requests: dict[str, int], ignored: frozenset[str],
 
 
 def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int],
-                 requested: dict[str, int], num_pods: int
+                 requested: dict[str, int], num_pods: int, dra_backed: tuple[bool, ...] = ()
                  ) -> tuple[list[str], bool]:
     """Upstream ``fitsRequest``: (reasons, unresolvable) for one node."""
     reasons: list[str] = []
     unresolvable = False
     if num_pods + 1 > allocatable.get(PODS, 0):
         reasons.append(TOO_MANY_PODS)
-    for name, q in checks:
+    for i, (name, q) in enumerate(checks):
         alloc = allocatable.get(name, 0)
+        if alloc <= 0 and i < len(dra_backed) and dra_backed[i]:
+            continue  # DynamicResources allocates it: the node has no device plugin's
         if q > alloc - requested.get(name, 0):
             reasons.append(insufficient_reason(name))
             if q > alloc:
@@ -176,10 +191,21 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
 
     # ------------------------------------------------------------------ PreFilter
 
+    def _class_mapping(self, names: Iterable[str]) -> Mapping[str, str]:
+        """The DeviceClassResolver's mapping, when some of ``names`` could be in it (empty
+        while DRAExtendedResource is off)."""
+        if not feature_enabled(self.handle, "DRAExtendedResource") or not any(
+                is_dra_extended_resource_name(n) for n in names):
+            return {}
+        objects = self.handle.objects if self.handle is not None else None
+        return class_mapping_of(dra_index(objects).classes)
+
     def _compute_state(self, pod: Pod) -> _PreFilterState:
         checks = _fits_checks(pod.requests, self.ignored_resources,
                               self.ignored_resource_groups)
-        return _PreFilterState(checks, tuple(insufficient_reason(n) for n, _ in checks))
+        mapping = self._class_mapping(n for n, _ in checks)
+        return _PreFilterState(checks, tuple(insufficient_reason(n) for n, _ in checks),
+                               tuple(n in mapping for n, _ in checks))
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:
@@ -202,7 +228,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             return Status(Code.ERROR,
                           (f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',))
         reasons, unresolvable = fits_request(s.checks, node_info.allocatable,
-                                             node_info.requested, len(node_info.pods))
+                                             node_info.requested, len(node_info.pods),
+                                             s.dra_backed)
         if not reasons:
             return None
         code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
@@ -226,9 +253,12 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         # table whose requested and pod-count columns it changed.
         fails = [table.pod_count[idx] + 1 > table.allowed_pods[idx]]
         unresolvable = np.zeros(n, dtype=bool)
-        for (_, q), row in zip(s.checks, rows, strict=True):
+        backed = s.dra_backed or (False,) * len(s.checks)
+        for (_, q), row, dra in zip(s.checks, rows, backed, strict=True):
             a = alloc[row, idx]
             fail = q > a - requested[row, idx]
+            if dra:
+                fail &= a > 0  # nodes without the resource leave it to DynamicResources
             fails.append(fail)
             unresolvable |= fail & (q > a)
         out = BatchStatus.success(n)
@@ -289,12 +319,29 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                        | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL)
         if feature_enabled(self.handle, "SchedulerQueueingHints"):
             node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
-        return [
+        events = [
             ClusterEventWithHint(ClusterEvent(Resource.POD, pod_action),
                                  self.is_schedulable_after_pod_event),
             ClusterEventWithHint(ClusterEvent(Resource.NODE, node_action),
                                  self.is_schedulable_after_node_change),
         ]
+        if feature_enabled(self.handle, "DRAExtendedResource"):
+            events.append(ClusterEventWithHint(
+                ClusterEvent(Resource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                self.is_schedulable_after_device_class_event))
+        return events
+
+    def is_schedulable_after_device_class_event(self, pod: Pod, old: DeviceClass | None,
+                                                new: DeviceClass) -> QueueingHint:
+        """A class that now maps one of the pod's extended resources may make it fit."""
+        if old is not None:
+            if old.extended_resource_name == new.extended_resource_name:
+                return QueueingHint.SKIP
+        elif DEVICE_CLASS_PREFIX + new.name in pod.requests:
+            return QueueingHint.QUEUE  # the implicit name exists from the class's creation
+        if new.extended_resource_name and new.extended_resource_name in pod.requests:
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
 
     def is_schedulable_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None
                                        ) -> QueueingHint:
@@ -329,25 +376,28 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
 
     def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node
                                          ) -> QueueingHint:
-        if not _is_fit(pod, new):
+        mapping = self._class_mapping(pod.requests)
+        if not _is_fit(pod, new, mapping):
             return QueueingHint.SKIP  # the pod won't fit the node anyway
         if old is None:
             return QueueingHint.QUEUE
-        if not _have_any_requested_resources_increased(pod, old, new):
+        if not _have_any_requested_resources_increased(pod, old, new, mapping):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
 
 
-def _is_fit(pod: Pod, node: Node | None) -> bool:
+def _is_fit(pod: Pod, node: Node | None, mapping: Mapping[str, str]) -> bool:
     """``isFit``: the pod fits an empty NodeInfo of ``node`` (no ignored resources)."""
     if node is None:
         return False
     checks = _fits_checks(pod.requests, frozenset(), frozenset())
-    reasons, _ = fits_request(checks, node.status.allocatable, {}, 0)
+    reasons, _ = fits_request(checks, node.status.allocatable, {}, 0,
+                              tuple(n in mapping for n, _ in checks))
     return not reasons
 
 
-def _have_any_requested_resources_increased(pod: Pod, old: Node, new: Node) -> bool:
+def _have_any_requested_resources_increased(pod: Pod, old: Node, new: Node,
+                                            mapping: Mapping[str, str]) -> bool:
     old_alloc = old.status.allocatable
     new_alloc = new.status.allocatable
     if new_alloc.get(PODS, 0) > old_alloc.get(PODS, 0):
@@ -358,4 +408,6 @@ def _have_any_requested_resources_increased(pod: Pod, old: Node, new: Node) -> b
             continue
         if new_alloc.get(name, 0) > old_alloc.get(name, 0):
             return True
+        if name in mapping and new_alloc.get(name, 0) <= 0:
+            return True  # shouldDelegateResourceToDRA: DRA may serve it now
     return False

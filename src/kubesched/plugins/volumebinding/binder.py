@@ -9,12 +9,17 @@ same for many nodes at once over the node table. ``assume_pod_volumes`` (Reserve
 ``revert_assumed_pod_volumes`` (Unreserve) and ``bind_pod_volumes`` (PreBind: the API updates
 through the backend, then the check that the PV controller completed the binding) follow.
 
-Storage capacity tracking needs CSIDriver and CSIStorageCapacity objects, which scenarios do not
-have: every provisioner counts as not opting in, so capacity never limits provisioning.
+Storage capacity tracking (``hasEnoughCapacity``): a provisioner whose CSIDriver has
+``storageCapacity: true`` provisions a claim on a node only when a CSIStorageCapacity of the
+claim's class selects the node (``nodeTopology``) and reports at least the claim's request
+(``maximumVolumeSize`` when set, else ``capacity``); otherwise the node gets "node(s) did not
+have enough free storage". The first such object (in the order stored; upstream: its
+informer's map order) is kept with the claim for VolumeBinding's Score.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -23,12 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from kubesched.api.selectors import SelectorError, label_selector_as_selector
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
     FILESYSTEM,
     NOT_SUPPORTED_PROVISIONER,
     VOLUME_AVAILABLE,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
@@ -81,12 +88,21 @@ class BindingInfo:
 
 
 @dataclass(slots=True)
+class DynamicProvision:
+    """A claim to provision on the node, with the CSIStorageCapacity that let it (None when
+    its driver does not opt into capacity tracking)."""
+
+    pvc: PersistentVolumeClaim
+    node_capacity: CSIStorageCapacity | None = None
+
+
+@dataclass(slots=True)
 class PodVolumes:
     """A pod's volume decisions for one node: static bindings and claims to provision
     (None and empty differ, as upstream's nil and empty slices)."""
 
     static_bindings: list[BindingInfo] | None = None
-    dynamic_provisions: list[PersistentVolumeClaim] | None = None
+    dynamic_provisions: list[DynamicProvision] | None = None
 
 
 @dataclass(slots=True)
@@ -119,15 +135,59 @@ class BatchResult:
     bound_ok: np.ndarray
     unbound_ok: np.ndarray
     bound_found: np.ndarray
+    sufficient: np.ndarray  # storage capacity suffices for the claims to provision
     selected: list[PersistentVolumeClaim] = field(default_factory=list)  # selected-node claims
     choices: list[ClaimChoice] = field(default_factory=list)  # the others, smallest first
+    # claim key -> (the CSIStorageCapacities of its class, each row's one: index or -1), for
+    # claims whose driver opts into capacity tracking
+    capacities: dict[str, tuple[list[CSIStorageCapacity], np.ndarray]] = field(
+        default_factory=dict)
 
     def pod_volumes(self, row: int) -> PodVolumes:
         """The PodVolumes ``find_pod_volumes`` builds for a node that fits (``row``)."""
         static = [BindingInfo(c.pvc, c.candidates[int(c.choice[row])])
                   for c in self.choices if c.choice[row] >= 0]
-        dynamic = [*self.selected, *(c.pvc for c in self.choices if c.choice[row] < 0)]
+        claims = [*self.selected, *(c.pvc for c in self.choices if c.choice[row] < 0)]
+        dynamic = [DynamicProvision(pvc, self.node_capacity(pvc, row)) for pvc in claims]
         return PodVolumes(static or None, dynamic or None)
+
+    def node_capacity(self, pvc: PersistentVolumeClaim, row: int) -> CSIStorageCapacity | None:
+        hit = self.capacities.get(pvc.key)
+        if hit is None:
+            return None
+        j = int(hit[1][row])
+        return hit[0][j] if j >= 0 else None
+
+
+def volume_limit(capacity: CSIStorageCapacity) -> int | None:
+    """``volumeLimit``: maximumVolumeSize when reported (the more precise), else capacity,
+    as ``Quantity.Value()`` (rounded up to whole bytes)."""
+    limit = (capacity.maximum_volume_size if capacity.maximum_volume_size is not None
+             else capacity.capacity)
+    return None if limit is None else math.ceil(limit)
+
+
+def capacity_sufficient(capacity: CSIStorageCapacity, size: int) -> bool:
+    """``capacitySufficient``: a reported limit of at least ``size`` bytes."""
+    limit = volume_limit(capacity)
+    return limit is not None and limit >= size
+
+
+def _topology_selector(capacity: CSIStorageCapacity) -> Any:
+    """The capacity's nodeTopology as a selector; None when it selects no node (no topology,
+    or one that is not a valid selector: upstream logs the error and denies access)."""
+    if capacity.node_topology is None:
+        return None
+    try:
+        return label_selector_as_selector(capacity.node_topology)
+    except SelectorError:
+        return None
+
+
+def node_has_access(labels: Mapping[str, str], capacity: CSIStorageCapacity) -> bool:
+    """``nodeHasAccess``: the capacity's nodeTopology selects the node's labels."""
+    selector = _topology_selector(capacity)
+    return selector is not None and bool(selector.matches(labels))
 
 
 def reasons_from_flags(bound_ok: bool, unbound_ok: bool, sufficient: bool,
@@ -228,7 +288,7 @@ class VolumeBinder:
         pod_volumes = PodVolumes()
         unbound_ok = bound_ok = sufficient = bound_found = True
         static: list[BindingInfo] = []
-        dynamic: list[PersistentVolumeClaim] = []
+        dynamic: list[DynamicProvision] = []
         if claims.bound_claims:
             bound_ok, bound_found = self._check_bound_claims(claims.bound_claims, node)
         if claims.unbound_claims_delay_binding:
@@ -310,26 +370,61 @@ class VolumeBinder:
         return sc
 
     def _check_volume_provisions(self, claims: list[PersistentVolumeClaim], node: Node
-                                 ) -> tuple[bool, bool, list[PersistentVolumeClaim]]:
-        dynamic: list[PersistentVolumeClaim] = []
+                                 ) -> tuple[bool, bool, list[DynamicProvision]]:
+        """``checkVolumeProvisions``: (provisioning possible, enough storage, the claims to
+        provision); the first claim that fails decides."""
+        dynamic: list[DynamicProvision] = []
         for claim in claims:
             sc = self._provision_class(claim)
             if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
                 return False, True, []
             if not match_topology_selector_terms(sc.allowed_topologies, node.metadata.labels):
                 return False, True, []
-            dynamic.append(claim)
+            sufficient, capacity = self.has_enough_capacity(claim, sc, node.metadata.labels)
+            if not sufficient:
+                return True, False, []
+            dynamic.append(DynamicProvision(claim, capacity))
         return True, True, dynamic
+
+    def tracked_capacities(self, claim: PersistentVolumeClaim, sc: StorageClass
+                           ) -> tuple[int, list[CSIStorageCapacity]] | None:
+        """The claim's size in bytes and the CSIStorageCapacities of its class large enough
+        for it, in the order stored; None when capacity is not checked (no storage request,
+        or the provisioner's CSIDriver is missing or does not set ``storageCapacity``)."""
+        request = claim.spec.request
+        if request is None:
+            return None
+        index = self.index()
+        driver = index.csi_driver(sc.provisioner)
+        if driver is None or not driver.storage_capacity:
+            return None
+        size = math.ceil(request)
+        return size, [c for c in index.capacities.values()
+                      if c.storage_class_name == sc.name and capacity_sufficient(c, size)]
+
+    def has_enough_capacity(self, claim: PersistentVolumeClaim, sc: StorageClass,
+                            labels: Mapping[str, str]
+                            ) -> tuple[bool, CSIStorageCapacity | None]:
+        """``hasEnoughCapacity`` for a node with ``labels``: (enough, the capacity found)."""
+        tracked = self.tracked_capacities(claim, sc)
+        if tracked is None:
+            return True, None
+        for capacity in tracked[1]:
+            if node_has_access(labels, capacity):
+                return True, capacity
+        return False, None
 
     # ------------------------------------------------------------------ batch (Filter)
 
     def find_pod_volumes_batch(self, pod: Pod, claims: PodVolumeClaims, table: NodeTable,
-                               idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                               idx: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``find_pod_volumes`` for the table rows ``idx``: (bound volumes fit, unbound claims
-        satisfied, bound volumes found) per row; raises NeedsPerNode when an in-tree volume
-        would be translated per node. Computed once per cycle for the whole table."""
+        satisfied, enough storage, bound volumes found) per row; raises NeedsPerNode when an
+        in-tree volume would be translated per node. Computed once per cycle for the whole
+        table."""
         b = self.batch_result(claims, table)
-        return b.bound_ok[idx], b.unbound_ok[idx], b.bound_found[idx]
+        return b.bound_ok[idx], b.unbound_ok[idx], b.sufficient[idx], b.bound_found[idx]
 
     def batch_result(self, claims: PodVolumeClaims, table: NodeTable) -> BatchResult:
         key = (id(table), table.table_id, table.node_version)
@@ -352,7 +447,8 @@ class VolumeBinder:
                 ok = pv_affinity_mask(pv.spec.node_affinity, table)
                 bound_ok[alive & ~ok] = False
                 alive &= ok
-        b = BatchResult(key, bound_ok, np.ones(n, dtype=bool), bound_found)
+        b = BatchResult(key, bound_ok, np.ones(n, dtype=bool), bound_found,
+                        np.ones(n, dtype=bool))
         if claims.unbound_claims_delay_binding:
             self._unbound_batch(claims, table, b)
         claims.batch = b
@@ -396,24 +492,55 @@ class VolumeBinder:
                         prev = chosen.get(name)
                         chosen[name] = part_rows if prev is None else np.union1d(prev,
                                                                                  part_rows)
-        need = np.zeros(n, dtype=bool)
-        ok = np.ones(n, dtype=bool)
-        for claim in b.selected:
-            need |= eligible
-            ok &= self._provision_mask(claim, table)
-        for c in b.choices:
-            miss = eligible & (c.choice < 0)
-            if miss.any():
-                need |= miss
-                ok &= ~miss | self._provision_mask(c.pvc, table)
-        b.unbound_ok[eligible & need & ~ok] = False
+        # checkVolumeProvisions per row: the claims to provision in the per-node order
+        # (selected-node claims, then the unmatched ones smallest first); on each row the
+        # first claim that cannot be provisioned decides between the two reasons
+        provisions = [(claim, eligible) for claim in b.selected]
+        provisions += [(c.pvc, eligible & (c.choice < 0)) for c in b.choices]
+        undecided = np.ones(n, dtype=bool)
+        for claim, needed in provisions:
+            rows = needed & undecided
+            if not rows.any():
+                continue
+            sc = self._provision_class(claim)
+            if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
+                no_topology = rows
+            else:
+                no_topology = rows & ~topology_mask(sc.allowed_topologies, table,
+                                                    np.arange(n))
+            b.unbound_ok[no_topology] = False
+            undecided &= ~no_topology
+            rows &= ~no_topology
+            if not rows.any():
+                continue
+            found = self._capacity_rows(claim, sc, table)
+            if found is None:
+                continue
+            b.capacities[claim.key] = found
+            short = rows & (found[1] < 0)
+            b.sufficient[short] = False
+            undecided &= ~short
 
-    def _provision_mask(self, claim: PersistentVolumeClaim, table: NodeTable) -> np.ndarray:
-        sc = self._provision_class(claim)
-        rows = np.arange(table.size)
-        if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
-            return np.zeros(table.size, dtype=bool)
-        return topology_mask(sc.allowed_topologies, table, rows)
+    def _capacity_rows(self, claim: PersistentVolumeClaim, sc: StorageClass, table: NodeTable
+                       ) -> tuple[list[CSIStorageCapacity], np.ndarray] | None:
+        """``hasEnoughCapacity`` on every table row: (the capacities that can hold the claim,
+        each row's first one that selects it, or -1); None when capacity is not checked."""
+        tracked = self.tracked_capacities(claim, sc)
+        if tracked is None:
+            return None
+        capacities = tracked[1]
+        n = table.size
+        first = np.full(n, -1, dtype=np.int64)
+        rows = np.arange(n)
+        for j, capacity in enumerate(capacities):
+            open_rows = first < 0
+            if not open_rows.any():
+                break
+            selector = _topology_selector(capacity)
+            if selector is None:
+                continue
+            first[open_rows & selector.matches_columns(table.label_column, rows)] = j
+        return capacities, first
 
     @staticmethod
     def match_claim_rows(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume],
@@ -529,9 +656,9 @@ class VolumeBinder:
                     self._revert_pvs(new_bindings)
                     raise
             new_bindings.append(BindingInfo(b.pvc, new_pv))
-        new_provisions: list[PersistentVolumeClaim] = []
-        for claim in pod_volumes.dynamic_provisions or []:
-            clone = copy_object(claim)
+        new_provisions: list[DynamicProvision] = []
+        for provision in pod_volumes.dynamic_provisions or []:
+            clone = copy_object(provision.pvc)
             clone.metadata.annotations[ANN_SELECTED_NODE] = node_name
             try:
                 self.pvc_cache.assume(clone)
@@ -539,7 +666,7 @@ class VolumeBinder:
                 self._revert_pvs(new_bindings)
                 self._revert_pvcs(new_provisions)
                 raise
-            new_provisions.append(clone)
+            new_provisions.append(DynamicProvision(clone, provision.node_capacity))
         pod_volumes.static_bindings = new_bindings
         pod_volumes.dynamic_provisions = new_provisions
         return False
@@ -552,9 +679,9 @@ class VolumeBinder:
         for b in bindings:
             self.pv_cache.restore(b.pv.name)
 
-    def _revert_pvcs(self, claims: list[PersistentVolumeClaim]) -> None:
-        for c in claims:
-            self.pvc_cache.restore(object_key(c))
+    def _revert_pvcs(self, provisions: list[DynamicProvision]) -> None:
+        for p in provisions:
+            self.pvc_cache.restore(object_key(p.pvc))
 
     # ------------------------------------------------------------------ PreBind
 
@@ -579,12 +706,12 @@ class VolumeBinder:
                     raise StorageError("the cluster backend cannot update PersistentVolumes")
                 b.pv = update(b.pv)
                 done_b += 1
-            for i, claim in enumerate(provisions):
+            for provision in provisions:
                 update = getattr(backend, "update_persistent_volume_claim", None)
                 if update is None:
                     raise StorageError("the cluster backend cannot update "
                                        "PersistentVolumeClaims")
-                provisions[i] = update(claim)
+                provision.pvc = update(provision.pvc)
                 done_p += 1
         except StorageError:
             raise
@@ -612,7 +739,7 @@ class VolumeBinder:
         raise StorageError("binding volumes: context deadline exceeded")
 
     def check_bindings(self, pod: Pod, bindings: list[BindingInfo],
-                       provisions: list[PersistentVolumeClaim]) -> bool:
+                       provisions: list[DynamicProvision]) -> bool:
         """``checkBindings`` against the API objects: True when every claim is fully bound,
         False while waiting; raises StorageError when binding must be retried."""
         node = self._node(pod.spec.node_name)
@@ -639,7 +766,8 @@ class VolumeBinder:
                 raise StorageError(f"ClaimRef got reset for pv {go_quote(pv.name)}")
             if not is_pvc_fully_bound(pvc):
                 return False
-        for claim in provisions:
+        for provision in provisions:
+            claim = provision.pvc
             pvc = index.pvcs.get(claim.key)
             if pvc is None:
                 raise StorageError(f"failed to check provisioning pvc: persistentvolumeclaim "

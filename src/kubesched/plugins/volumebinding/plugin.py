@@ -1,11 +1,15 @@
-"""VolumeBinding (upstream ``plugins/volumebinding/volume_binding.go``, v1.35).
+"""VolumeBinding (upstream ``plugins/volumebinding/volume_binding.go``).
 
 PreFilter: Skip for pods without claims; a missing claim, a lost claim or a claim being deleted
 is UnschedulableAndUnresolvable with upstream's error text; unbound immediate claims give
 "pod has unbound immediate PersistentVolumeClaims". Filter: the binder's conflict reasons,
-UnschedulableAndUnresolvable. Reserve assumes the chosen volumes, Unreserve reverts them,
-PreBind makes the API updates through the backend. PreScore/Score: Skip, since the
-VolumeCapacityPriority and StorageCapacityScoring gates are off in v1.35.
+UnschedulableAndUnresolvable (storage capacity included). Reserve assumes the chosen volumes,
+Unreserve reverts them, PreBind makes the API updates through the backend.
+
+PreScore/Score exist only with the StorageCapacityScoring gate (alpha, off, in 1.35 and 1.36;
+beta, on, in 1.37): the scorer is built from VolumeBindingArgs' ``shape`` (default
+``[{0, 10}, {100, 0}]``, so emptier storage scores higher) and PreScore then never skips —
+a pod without claims scores 0 everywhere, as upstream's. Without the gate PreScore skips.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ import numpy as np
 from kubesched.api.storage import (
     CLAIM_LOST,
     MIGRATED_PLUGINS_ANNOTATION,
+    CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolumeClaim,
     StorageClass,
+    pvc_storage_class,
     storage_index,
 )
 from kubesched.api.types import Node, Pod
+from kubesched.config.args import default_args
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -32,6 +40,7 @@ from kubesched.framework.events import (
     QueueingHint,
     Resource,
 )
+from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
     BatchStatus,
     EnqueueExtensions,
@@ -53,6 +62,7 @@ from kubesched.plugins.volumebinding.binder import (
     PodVolumes,
     VolumeBinder,
     reasons_from_flags,
+    volume_limit,
 )
 from kubesched.plugins.volumebinding.helpers import (
     StorageError,
@@ -61,18 +71,18 @@ from kubesched.plugins.volumebinding.helpers import (
     pod_claim_name,
     pvc_not_found,
 )
+from kubesched.plugins.volumebinding.scorer import Scorer, build_scorer, class_resources
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
+    from kubesched.framework.node_table import NodeTable
     from kubesched.framework.snapshot import Snapshot
 
 NAME = "VolumeBinding"
 STATE_KEY = NAME
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
-# Resources kubesched has no objects of (the events never fire), registered as upstream does.
-CSI_DRIVER = "storage.k8s.io/CSIDriver"
-CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
+STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
 
 
 class _State:
@@ -106,6 +116,14 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             backend=lambda: h.backend if h is not None else None,
             node=lambda name: _node_of(h, name),
             bind_timeout=float(self.bind_timeout_seconds))
+        # upstream's New builds the scorer only with the gate on
+        self.scorer: Scorer | None = None
+        if feature_enabled(handle, STORAGE_CAPACITY_SCORING):
+            # args come defaulted from the configuration; a plugin built without them (a
+            # test) gets SetDefaults_VolumeBindingArgs' shape
+            shape = self.args.get("shape") or default_args(
+                NAME, features=handle.features if handle is not None else None)["shape"]
+            self.scorer = build_scorer(shape)
 
     # ------------------------------------------------------------------ queueing
 
@@ -122,9 +140,56 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                                               ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
             ClusterEventWithHint(ClusterEvent(Resource.CSI_NODE, add_update),
                                  self.is_schedulable_after_csi_node_change),
-            ClusterEventWithHint(ClusterEvent(CSI_DRIVER, ActionType.UPDATE)),
-            ClusterEventWithHint(ClusterEvent(CSI_STORAGE_CAPACITY, add_update)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSI_DRIVER, ActionType.UPDATE),
+                                 self.is_schedulable_after_csi_driver_change),
+            ClusterEventWithHint(ClusterEvent(Resource.CSI_STORAGE_CAPACITY, add_update),
+                                 self.is_schedulable_after_csi_storage_capacity_change),
         ]
+
+    @staticmethod
+    def is_schedulable_after_csi_driver_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """A driver that stops tracking capacity may let the pod's inline CSI volumes of
+        that driver through (upstream looks at inline ``csi`` volumes only)."""
+        if not isinstance(old, CSIDriver) or not isinstance(new, CSIDriver):
+            raise TypeError(f"expected CSIDriver objects, got {type(old).__name__} and "
+                            f"{type(new).__name__}")
+        for vol in pod.spec.volumes:
+            csi = (vol.source or {}).get("csi")
+            if not isinstance(csi, dict) or csi.get("driver") != new.name:
+                continue
+            if old.storage_capacity and not new.storage_capacity:
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_csi_storage_capacity_change(self, pod: Pod, old: Any, new: Any
+                                                         ) -> QueueingHint:
+        """A new capacity, or a larger one (``maximumVolumeSize``, else ``capacity``), of a
+        class one of the pod's claims uses may make room (nodeTopology and the class name
+        cannot change)."""
+        if not isinstance(new, CSIStorageCapacity) or (
+                old is not None and not isinstance(old, CSIStorageCapacity)):
+            raise TypeError(f"expected CSIStorageCapacity objects, got {type(old).__name__} "
+                            f"and {type(new).__name__}")
+        index = storage_index(self.handle.objects if self.handle is not None else None)
+        uses_class = False
+        for vol in pod.spec.volumes:
+            found = pod_claim_name(pod, vol)
+            if found is None:
+                continue
+            pvc = index.pvc(pod.namespace, found[0])
+            if pvc is None:
+                return QueueingHint.QUEUE  # upstream: an error, which queues the pod
+            if pvc_storage_class(pvc) == new.storage_class_name:
+                uses_class = True
+                break
+        if not uses_class:
+            return QueueingHint.SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        new_limit, old_limit = volume_limit(new), volume_limit(old)
+        if new_limit is not None and (old_limit is None or new_limit > old_limit):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
 
     @staticmethod
     def is_schedulable_after_csi_node_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
@@ -243,21 +308,22 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             return BatchStatus.from_mask(np.ones(n, dtype=bool), Code.ERROR,
                                          (f'reading "{STATE_KEY}" from cycleState: not found',))
         try:
-            bound_ok, unbound_ok, bound_found = self.binder.find_pod_volumes_batch(
-                pod, s.claims, snapshot.table, idx)
+            flags = self.binder.find_pod_volumes_batch(pod, s.claims, snapshot.table, idx)
         except NeedsPerNode:
             return self._loop(state, pod, snapshot, idx)
         except StorageError as e:
             return BatchStatus.from_mask(np.ones(n, dtype=bool), Code.ERROR, (str(e),))
         out = BatchStatus.success(n)
-        for b_ok in (True, False):
-            for u_ok in (True, False):
-                for found in (True, False):
-                    reasons = reasons_from_flags(b_ok, u_ok, True, found)
-                    if not reasons:
-                        continue
-                    mask = (bound_ok == b_ok) & (unbound_ok == u_ok) & (bound_found == found)
-                    out.fail(mask, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+        failing = ~(flags[0] & flags[1] & flags[2] & flags[3])
+        if not failing.any():
+            return out
+        # one status per combination of the four flags that occurs
+        codes = (flags[0].astype(np.int64) << 3 | flags[1].astype(np.int64) << 2
+                 | flags[2].astype(np.int64) << 1 | flags[3].astype(np.int64))
+        for code in np.unique(codes[failing]).tolist():
+            reasons = reasons_from_flags(bool(code & 8), bool(code & 4), bool(code & 2),
+                                         bool(code & 1))
+            out.fail(codes == code, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
         return out
 
     def _loop(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
@@ -275,11 +341,56 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     # ------------------------------------------------------------------ PreScore / Score
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
-        # No scorer: VolumeCapacityPriority and StorageCapacityScoring are off in v1.35.
-        return skip()
+        if self.scorer is None:
+            return skip()
+        if self._state(state) is None:
+            return error(f'reading "{STATE_KEY}" from cycleState: not found')
+        # upstream: hasStaticBindings || StorageCapacityScoring, and the scorer exists only
+        # with that gate on
+        return None
+
+    @staticmethod
+    def _scored_volumes(s: _State, node_name: str, table: NodeTable | None
+                        ) -> PodVolumes | None:
+        """The volumes Filter found for a feasible node (the batch Filter keeps them as its
+        per-row answer for this node table)."""
+        pv = s.pod_volumes_by_node.get(node_name)
+        if pv is not None or s.claims is None or table is None:
+            return pv
+        batch = s.claims.batch
+        row = table.index.get(node_name)
+        if (batch is None or row is None
+                or batch.table_key != (id(table), table.table_id, table.node_version)
+                or not (batch.bound_ok[row] and batch.unbound_ok[row]
+                        and batch.sufficient[row] and batch.bound_found[row])):
+            return None  # not a node that passed Filter
+        return batch.pod_volumes(row)
+
+    def _score_one(self, s: _State, node_name: str, table: NodeTable | None) -> int:
+        if self.scorer is None:
+            return 0
+        pod_volumes = self._scored_volumes(s, node_name, table)
+        if pod_volumes is None:  # no claims: upstream's missing podVolumesByNode entry
+            return 0
+        return self.scorer(class_resources(pod_volumes))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        return 0
+        s = self._state(state)
+        if s is None:
+            return 0
+        table = self.handle.snapshot.table if self.handle is not None else None
+        return self._score_one(s, node_info.name, table)
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                    idx: np.ndarray) -> np.ndarray:
+        s = self._state(state)
+        out = np.zeros(len(idx), dtype=np.int64)
+        if self.scorer is None or s is None or s.claims is None:
+            return out
+        names = snapshot.table.names
+        for k, i in enumerate(idx.tolist()):
+            out[k] = self._score_one(s, names[i], snapshot.table)
+        return out
 
     # ------------------------------------------------------------------ Reserve .. PreBind
 
@@ -300,7 +411,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             if (row is not None and batch.table_key == (id(table), table.table_id,
                                                         table.node_version)
                     and batch.bound_ok[row] and batch.unbound_ok[row]
-                    and batch.bound_found[row]):
+                    and batch.sufficient[row] and batch.bound_found[row]):
                 pv = batch.pod_volumes(row)
                 s.pod_volumes_by_node[node_name] = pv
                 return pv

@@ -1,0 +1,434 @@
+"""``kubesched sweep``: the grid of a sweep file run on every core (or on Ray), one results
+row per run, appended as each run finishes so that a rerun resumes where the last stopped.
+
+A run is deterministic given its seed (the workload draw and the scheduler's tie-breaks), so
+where it runs — in-process, a local worker process, a Ray worker — does not change its row,
+except ``wall_seconds``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import math
+import os
+import signal
+import statistics
+import traceback
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kubesched.config.features import FeatureGates
+from kubesched.errors import InputError
+from kubesched.research.openb import OpenbSpec, read_nodes, read_pods
+from kubesched.research.sweepfile import Config, Sweep
+
+if TYPE_CHECKING:
+    from kubesched.api.scenario import Scenario
+    from kubesched.config import SchedulerConfiguration
+
+# DESIGN.md's contract: scenario, policy, seed, kubernetes_version, then the metrics. The
+# gate overrides are part of a run's key too, but go last so that readers of the contract's
+# column order are not disturbed.
+KEY_COLUMNS = ("scenario", "policy", "seed", "kubernetes_version", "feature_gates")
+METRIC_COLUMNS = ("pods", "scheduled", "pending", "unallocated_gpu_pct",
+                  "gpu_milli_allocated", "gpu_milli_total", "wall_seconds")
+COLUMNS = KEY_COLUMNS[:-1] + METRIC_COLUMNS + KEY_COLUMNS[-1:]
+INT_COLUMNS = frozenset({"seed", "pods", "scheduled", "pending", "gpu_milli_allocated",
+                         "gpu_milli_total"})
+FLOAT_COLUMNS = frozenset({"unallocated_gpu_pct", "wall_seconds"})
+
+Row = dict[str, Any]
+Key = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One cell of the grid: everything a worker needs, and nothing that does not pickle
+    (plugins travel as their ``module:Class`` specs)."""
+
+    scenario: str
+    policy: str
+    seed: int
+    kubernetes_version: str
+    gates: tuple[tuple[str, bool], ...] = ()
+    trace: OpenbSpec | None = None
+    files: tuple[str, ...] = ()
+    config: Config | None = None
+    plugins: tuple[str, ...] = ()
+
+    @property
+    def feature_gates(self) -> str:
+        return gates_text(self.gates)
+
+    @property
+    def key(self) -> Key:
+        return (self.scenario, self.policy, str(self.seed), self.kubernetes_version,
+                self.feature_gates)
+
+
+def gates_text(gates: Iterable[tuple[str, bool]]) -> str:
+    """The ``--feature-gates`` overrides as the results record them (sorted, so the same
+    overrides always make the same key)."""
+    return ",".join(f"{n}={'true' if v else 'false'}" for n, v in sorted(gates))
+
+
+def row_key(row: Row) -> Key:
+    return tuple(str(row[c]) for c in KEY_COLUMNS)
+
+
+def grid(sweep: Sweep, features: list[FeatureGates]) -> list[Run]:
+    """Seeds outermost, so that a sweep stopped early has every trace and policy for its
+    first seeds rather than every seed of its first traces."""
+    runs: list[Run] = []
+    for seed in sweep.seeds:
+        for gates in features:
+            v, g = gates.version, gates.overrides
+            for t in sweep.traces:
+                runs += [Run(t.name, p, seed, v, g, trace=t.spec) for p in sweep.policies]
+            for s in sweep.scenarios:
+                runs += [Run(s.name, c.name, seed, v, g, files=s.files, config=c,
+                             plugins=tuple(sweep.plugins)) for c in sweep.configs]
+    return runs
+
+
+# ----------------------------------------------------------------------- checking first
+
+
+def check_inputs(sweep: Sweep, features: list[FeatureGates]) -> list[str]:
+    """Read every trace, scenario and configuration the grid names, as the runs will, so
+    that bad input ends the sweep before any run starts; returns the scenarios' warnings."""
+    from kubesched.api.scenario import load_scenario, load_scenario_docs
+    from kubesched.backends.sim.cluster import SimCluster
+    from kubesched.plugins.loading import out_of_tree_plugins
+
+    for path in sorted({t.spec.node_file for t in sweep.traces}):
+        read_nodes(path)
+    for path in sorted({t.spec.pod_file for t in sweep.traces}):
+        read_pods(path)
+    warnings: list[str] = []
+    if not sweep.scenarios:
+        return warnings
+    plugins = out_of_tree_plugins(sweep.plugins)
+    for gates in features:
+        empty = load_scenario_docs([], "<empty>", release=gates.version)
+        loaded = []
+        for s in sweep.scenarios:
+            sc = load_scenario(list(s.files), release=gates.version)
+            warnings += [w for w in sc.warnings if w not in warnings]
+            loaded.append(sc)
+        for c in sweep.configs:
+            own = c.file is None and c.doc is None  # then each scenario's own is checked
+            for sc in loaded if own else loaded[:1]:
+                # building the scheduler checks the profiles' plugin names
+                SimCluster(empty, configuration(c, sc, gates, plugins))
+    return warnings
+
+
+def configuration(config: Config | None, scenario: Scenario, features: FeatureGates,
+                  plugins: dict[str, type]) -> SchedulerConfiguration:
+    """What a generic run decides with: the sweep's configuration (a file, or a document
+    written in the sweep file), else the scenario's own, else the default."""
+    from kubesched.config import run_config
+
+    if config is not None and config.doc is not None:
+        return run_config(None, config.doc, config.source, features, plugins)
+    return run_config(config.file if config else None, scenario.config,
+                      scenario.config_source, features, plugins)
+
+
+# ----------------------------------------------------------------------- one run
+
+
+def run_one(run: Run) -> Row:
+    features = FeatureGates(run.kubernetes_version, run.gates)
+    row: Row = dict(zip(KEY_COLUMNS, (run.scenario, run.policy, run.seed,
+                                      run.kubernetes_version, run.feature_gates), strict=True))
+    if run.trace is not None:
+        from kubesched.research.run import replay
+
+        r = replay(run.trace, run.policy, seed=run.seed, name=run.scenario, features=features)
+        row.update(pods=r.pods, scheduled=r.scheduled, pending=r.pods - r.scheduled,
+                   unallocated_gpu_pct=round(r.unallocated_gpu_pct, 6),
+                   gpu_milli_allocated=r.gpu_milli_allocated,
+                   gpu_milli_total=r.gpu_milli_total, wall_seconds=r.wall_seconds)
+    else:
+        from kubesched.api.scenario import load_scenario
+        from kubesched.backends.sim.cluster import SimCluster
+        from kubesched.plugins.loading import out_of_tree_plugins
+
+        sc = load_scenario(list(run.files), release=run.kubernetes_version)
+        config = configuration(run.config, sc, features, out_of_tree_plugins(run.plugins))
+        result = SimCluster(sc, config, seed=run.seed).run()
+        row.update(pods=len(result.records), scheduled=result.scheduled,
+                   pending=len(result.pending), wall_seconds=result.wall_seconds)
+    row["wall_seconds"] = round(row["wall_seconds"], 3)
+    return {c: row.get(c) for c in COLUMNS}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run: Run
+    row: Row | None
+    error: str | None  # one line; with KUBESCHED_DEBUG=1 the traceback too
+
+
+def run_safely(run: Run) -> Outcome:
+    """``run_one`` with its failure as data: a worker's exception must not lose the rows
+    the other workers are finishing."""
+    try:
+        return Outcome(run, run_one(run), None)
+    except InputError as e:
+        return Outcome(run, None, str(e))
+    except Exception as e:
+        text = f"{type(e).__name__}: {e}"
+        if os.environ.get("KUBESCHED_DEBUG"):
+            text += "\n" + traceback.format_exc()
+        return Outcome(run, None, text)
+
+
+# ----------------------------------------------------------------------- where runs run
+
+
+def _worker_init() -> None:
+    # Ctrl-C is the parent's to handle: it terminates the pool (no traceback per worker)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run_local(runs: list[Run], jobs: int) -> Generator[Outcome, None, None]:
+    """The runs on ``jobs`` processes (in this one when 1), outcomes as they finish."""
+    if jobs <= 1 or len(runs) <= 1:
+        for run in runs:
+            yield run_safely(run)
+        return
+    import multiprocessing
+
+    # spawn: a fresh interpreter per worker, safe beside the progress bar's thread (fork
+    # would copy its locks mid-use) and the same on every platform
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(min(jobs, len(runs)), initializer=_worker_init)
+    try:
+        yield from pool.imap_unordered(run_safely, runs, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def run_ray(runs: list[Run], address: str, jobs: int | None) -> Generator[Outcome, None, None]:
+    """The runs as Ray tasks: ``address`` ``local`` starts a Ray runtime on this machine
+    (``jobs`` CPUs, default all), anything else is a cluster to connect to. At most
+    ``jobs`` tasks are in flight when given. Every node needs kubesched installed and the
+    trace and scenario files at the same paths as here."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--ray needs Ray: pip install 'kubesched[ray]'") from None
+    # (Ray's INFO lines, "Started a local Ray instance", would interleave with the sweep's)
+    if address == "local":
+        # The workers must import the kubesched this process runs (a checkout on
+        # PYTHONPATH, or the installed one): the Ray processes started here inherit the
+        # environment, so it names this one first while they start.
+        before = os.environ.get("PYTHONPATH")
+        here = str(Path(__file__).resolve().parents[2])
+        os.environ["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [before])])
+        try:
+            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.WARNING)
+        finally:
+            if before is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = before
+    else:
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+        except (ConnectionError, ValueError) as e:
+            raise InputError(f"--ray {address}: cannot connect: {e}") from None
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(run_safely)
+        waiting = iter(runs)
+        limit = jobs or len(runs)
+        in_flight: dict[Any, Run] = {}
+
+        def submit() -> None:
+            for run in waiting:
+                in_flight[task.remote(run)] = run
+                if len(in_flight) >= limit:
+                    return
+
+        submit()
+        while in_flight:
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            run = in_flight.pop(ready[0])
+            try:
+                yield ray.get(ready[0])
+            except ray.exceptions.RayError as e:  # the worker died (killed, out of memory)
+                yield Outcome(run, None, f"Ray: {type(e).__name__}: {e}")
+            submit()
+    finally:
+        ray.shutdown()
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on Linux)
+        return os.cpu_count() or 1
+
+
+# ----------------------------------------------------------------------- the results file
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that reads back to the same float
+    return str(value)
+
+
+def _typed(column: str, text: str) -> Any:
+    if column not in INT_COLUMNS and column not in FLOAT_COLUMNS:
+        return text
+    if text == "":
+        return None
+    if column in INT_COLUMNS:
+        return int(text)
+    if column in FLOAT_COLUMNS:
+        return float(text)
+    return text
+
+
+class Results:
+    """The results file: rows already there (a rerun skips their runs) and rows appended
+    one at a time, each on disk when ``add`` returns. CSV; Parquet when the path ends
+    ``.parquet`` (rewritten whole, atomically, after each row: Parquet cannot be appended
+    to, and a sweep's few thousand rows take milliseconds)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path)
+        self.parquet = self.path.suffix.lower() == ".parquet"
+        self.rows: list[Row] = []
+        if self.path.exists() and self.path.stat().st_size > 0:
+            self.rows = self._read_parquet() if self.parquet else self._read_csv()
+        self.done: set[Key] = {row_key(r) for r in self.rows}
+
+    def _read_csv(self) -> list[Row]:
+        text = self.path.read_text(encoding="utf-8")
+        if not text.endswith("\n"):
+            # the last line was cut short (the machine stopped mid-write): its run reruns
+            text = text[: text.rfind("\n") + 1]
+            self.path.write_text(text, encoding="utf-8")
+        reader = csv.reader(io.StringIO(text))
+        header = next(reader, None)
+        if header is None:
+            return []
+        if tuple(header) != COLUMNS:
+            raise InputError(f"not a results file of kubesched sweep (its header is "
+                             f"{','.join(header)}; expected {','.join(COLUMNS)})",
+                             file=f"{self.path}:1")
+        rows = []
+        for line, rec in enumerate(reader, start=2):
+            if len(rec) != len(COLUMNS):
+                raise InputError(f"{len(rec)} values where the header has {len(COLUMNS)}",
+                                 file=f"{self.path}:{line}")
+            try:
+                rows.append({c: _typed(c, v) for c, v in zip(COLUMNS, rec, strict=True)})
+            except ValueError:
+                raise InputError("not a number where one is expected",
+                                 file=f"{self.path}:{line}") from None
+        return rows
+
+    def _read_parquet(self) -> list[Row]:
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(self.path)
+        except Exception as e:  # pyarrow's own error types: ArrowInvalid, OSError
+            raise InputError(f"not a Parquet file: {e}", file=str(self.path)) from None
+        if tuple(table.column_names) != COLUMNS:
+            raise InputError(f"not a results file of kubesched sweep (its columns are "
+                             f"{','.join(table.column_names)})", file=str(self.path))
+        return list(table.to_pylist())
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row)
+        self.done.add(row_key(row))
+        if self.parquet:
+            self._write_parquet()
+            return
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        if new:
+            w.writerow(COLUMNS)
+        w.writerow([_cell(row[c]) for c in COLUMNS])
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(buf.getvalue())  # one write per row: a kill leaves whole lines
+
+    def start(self) -> None:
+        """An empty results file with its header now, so that a sweep of no new runs (or
+        one interrupted before its first row) still leaves a readable file."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            if self.parquet:
+                self._write_parquet()
+            else:
+                self.path.write_text(",".join(COLUMNS) + "\n", encoding="utf-8")
+
+    def _write_parquet(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        types = {c: pa.int64() if c in INT_COLUMNS else pa.float64() if c in FLOAT_COLUMNS
+                 else pa.string() for c in COLUMNS}
+        schema = pa.schema([(c, types[c]) for c in COLUMNS])
+        table = pa.Table.from_pylist(self.rows, schema=schema)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, self.path)
+
+
+# ----------------------------------------------------------------------- summary
+
+
+@dataclass(frozen=True)
+class Summary:
+    scenario: str
+    policy: str
+    kubernetes_version: str
+    feature_gates: str
+    metric: str
+    runs: int
+    mean: float
+    stdev: float  # sample standard deviation over seeds (0 for one seed)
+    paper: float | None
+
+
+def summarize(rows: list[Row], sweep: Sweep) -> list[Summary]:
+    """Mean and spread over seeds per (scenario, policy, release, gates), in the sweep's
+    order: unallocated GPU % for traces, pending pods for scenarios."""
+    groups: dict[tuple[str, str, str, str], list[Row]] = {}
+    for r in rows:
+        groups.setdefault((r["scenario"], r["policy"], r["kubernetes_version"],
+                           r["feature_gates"] or ""), []).append(r)
+    order = {name: i for i, name in enumerate(
+        [t.name for t in sweep.traces] + [s.name for s in sweep.scenarios])}
+    policy_order = {name: i for i, name in enumerate(
+        sweep.policies + [c.name for c in sweep.configs])}
+    out = []
+    for (scen, pol, ver, gates), rs in sorted(
+            groups.items(), key=lambda kv: (order.get(kv[0][0], math.inf), kv[0][2],
+                                            kv[0][3], policy_order.get(kv[0][1], math.inf))):
+        gpu = [r["unallocated_gpu_pct"] for r in rs if r["unallocated_gpu_pct"] is not None]
+        metric, values = (("unallocated_gpu_pct", gpu) if gpu
+                          else ("pending", [float(r["pending"]) for r in rs]))
+        sd = statistics.stdev(values) if len(values) > 1 else 0.0
+        paper = sweep.paper.get(scen, {}).get(pol) if metric == "unallocated_gpu_pct" else None
+        out.append(Summary(scen, pol, ver, gates, metric, len(values),
+                           statistics.fmean(values), sd, paper))
+    return out
+
