@@ -3,8 +3,13 @@ in ``cache.AllocationMemo``) against the per-node Filter, on random clusters: no
 pools (one or two slices, some incomplete), pools for all nodes or a zone, classes and
 request selectors, claims from templates and shared claims already allocated, and a
 sequence of pods whose allocations are written (and some freed) between cycles, so the kept
-answers must follow the devices that move. Verdicts, reasons, the allocations kept for
-Score / Reserve and the claims PostFilter may deallocate must be the same."""
+answers must follow the devices that move. Since DRA's consumable capacity, binding
+conditions and extended resources: devices allowing multiple allocations (shared by claims
+asking for capacity, so a device's consumed capacity moves while it stays allocated),
+devices with binding conditions and an allocated claim whose binding failed or timed out
+(unavailable everywhere), and pods asking for an extended resource a DeviceClass backs
+(given the per-node form). Verdicts, reasons, the allocations kept for Score / Reserve and
+the claims PostFilter may deallocate must be the same."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.api.dra.store import dra_index, pod_reference, replace_claim
+from kubesched.api.dra.store import dra_index, pod_reference, remove_claim, replace_claim
 from kubesched.api.scenario import load_scenario_text
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
@@ -39,11 +44,19 @@ CLASSES = {
     "big": f'device.attributes["{DRIVER}"].mem >= 2',
 }
 SELECTORS = ["", f'device.attributes["{DRIVER}"].mem <= 2', 'device.driver == "drv"']
+EXT = "example.com/gpu"  # the extended resource the class "ext" backs
 
 
 def _device(rng: random.Random, name: str) -> str:
+    extra = ""
+    r = rng.random()
+    if r < 0.25:  # consumable capacity: shared by claims until its slots are used up
+        extra = (", allowMultipleAllocations: true, capacity: {slots: {value: '4', "
+                 "requestPolicy: {default: '1', validRange: {min: '1', step: '1'}}}}")
+    elif r < 0.35:  # binding conditions: PreBind waits for the driver
+        extra = ", bindingConditions: [ready], bindingFailureConditions: [failed]"
     return (f"{{name: {name}, attributes: {{model: {{string: {rng.choice(['A100', 'H100'])}}}, "
-            f"mem: {{int: {rng.randint(1, 3)}}}}}}}")
+            f"mem: {{int: {rng.randint(1, 3)}}}}}{extra}}}")
 
 
 def _slice(name: str, pool: str, where: str, devices: list[str], count: int = 1,
@@ -57,6 +70,8 @@ def _slice(name: str, pool: str, where: str, devices: list[str], count: int = 1,
 def _request(rng: random.Random, i: int) -> str:
     sel = rng.choice(SELECTORS)
     sels = f", selectors: [{{cel: {{expression: '{sel}'}}}}]" if sel else ""
+    if rng.random() < 0.3:
+        sels += f", capacity: {{requests: {{slots: '{rng.randint(1, 3)}'}}}}"
     return (f"{{name: r{i}, exactly: {{deviceClassName: {rng.choice(list(CLASSES))}, "
             f"count: {rng.choice([1, 1, 1, 2])}{sels}}}}}")
 
@@ -66,12 +81,17 @@ def _cluster(rng: random.Random, node_local: bool) -> tuple[list[str], list[str]
     docs = []
     nodes = [f"n{i}" for i in range(rng.randint(1, 6))]
     for n in nodes:
+        # some nodes' device plugins serve the extended resource themselves
+        plugin = f", {EXT}: '2'" if rng.random() < 0.3 else ""
         docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}, labels: "
                     f"{{zone: {rng.choice('ab')}}}}}\n"
-                    "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}")
+                    f"status: {{allocatable: {{cpu: '8', memory: 8Gi, pods: '110'{plugin}}}}}")
     for name, expr in CLASSES.items():
         docs.append(f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: "
                     f"{{name: {name}}}\nspec: {{selectors: [{{cel: {{expression: '{expr}'}}}}]}}")
+    docs.append("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: ext}\n"
+                f"spec: {{extendedResourceName: {EXT}, selectors: [{{cel: {{expression: "
+                f"'{CLASSES['any']}'}}}}]}}")
     for n in nodes:
         if rng.random() < 0.2:
             continue
@@ -99,18 +119,41 @@ def _cluster(rng: random.Random, node_local: bool) -> tuple[list[str], list[str]
         claims = [f"{{name: c, resourceClaimTemplateName: t{p}}}"]
         if rng.random() < 0.25:
             claims.append("{name: s, resourceClaimName: shared}")
+        if rng.random() < 0.15:  # an extended resource only, or beside the claims
+            if rng.random() < 0.5:
+                claims = []
+            gpus = rng.randint(1, 2)
+            container = (f"{{name: c, resources: {{requests: {{{EXT}: '{gpus}'}}, "
+                         f"limits: {{{EXT}: '{gpus}'}}}}}}")
+        else:
+            container = "{name: c}"
         docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{p}, namespace: default, "
-                    f"uid: p{p}}}\nspec: {{containers: [{{name: c}}], "
+                    f"uid: p{p}}}\nspec: {{containers: [{container}], "
                     f"resourceClaims: [{', '.join(claims)}]}}")
         pods.append(f"p{p}")
     if nodes and rng.random() < 0.7:
         # a claim shared by some pods, allocated (or not yet) on one node
         node = rng.choice(nodes)
         status = ""
-        if rng.random() < 0.7:
+        r = rng.random()
+        if r < 0.5:
             status = ("status:\n  allocation:\n    devices: {results: []}\n    nodeSelector:\n"
                       "      nodeSelectorTerms: [{matchFields: [{key: metadata.name, "
                       f"operator: In, values: [{node}]}}]}}]\n")
+        elif r < 0.7:
+            # a device with binding conditions whose binding failed, timed out (allocated
+            # long ago) or is still pending: the first two make it unavailable everywhere
+            failed, when = rng.choice([("True", ""), ("False", ""),
+                                       ("False", "    allocationTimestamp: "
+                                                 "'2020-01-01T00:00:00Z'\n")])
+            status = ("status:\n  allocation:\n" + when
+                      + f"    devices: {{results: [{{request: r0, driver: {DRIVER}, "
+                      f"pool: {node}, device: d0, bindingConditions: [ready], "
+                      "bindingFailureConditions: [failed]}]}\n    nodeSelector:\n"
+                      "      nodeSelectorTerms: [{matchFields: [{key: metadata.name, "
+                      f"operator: In, values: [{node}]}}]}}]\n"
+                      f"  devices: [{{driver: {DRIVER}, pool: {node}, device: d0, "
+                      f"conditions: [{{type: failed, status: '{failed}'}}]}}]\n")
         docs.append("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
                     "metadata: {name: shared, namespace: default, uid: shared}\n"
                     "spec: {devices: {requests: [{name: r0, exactly: {deviceClassName: any}}]}}\n"
@@ -125,6 +168,21 @@ class Backend:
     def update_resource_claim_status(self, c: Any) -> Any:
         replace_claim(self.objects, c)
         return c
+
+    def record_event(self, pod: Any, event_type: str, reason: str, message: str) -> None:
+        pass
+
+    def create_resource_claim(self, c: Any) -> Any:  # the extended resources' claim
+        new = dataclasses.replace(c, metadata=dataclasses.replace(
+            c.metadata, uid=f"{c.namespace}/{c.name}"))
+        replace_claim(self.objects, new)
+        return new
+
+    def delete_resource_claim(self, c: Any) -> None:
+        remove_claim(self.objects, c)
+
+    def update_pod_extended_resource_claim_status(self, pod: Any, status: Any) -> None:
+        pass
 
 
 def _statuses(out: Any, n: int) -> list[tuple[int, tuple[str, ...]]]:
@@ -184,7 +242,9 @@ def test_batch_filter_agrees_with_per_node_filter_across_cycles(seed: int,
             node = infos[feasible[0]].name
             if batch.reserve(s_batch, pod, node) is None:
                 if rng.random() < 0.6:
-                    assert batch.pre_bind(s_batch, pod, node) is None
+                    st_bind = batch.pre_bind(s_batch, pod, node)
+                    # waiting for devices' binding conditions ends at once in a test
+                    assert st_bind is None or "binding" in st_bind.reasons[0], st_bind
                 else:
                     waiting.append((s_batch, pod, node))
         if rng.random() < 0.3:  # someone frees a claim's devices
@@ -198,7 +258,8 @@ def test_batch_filter_agrees_with_per_node_filter_across_cycles(seed: int,
             free = [c for c in idx.claims.values() if c.allocation is None]
             if free and infos:
                 c = rng.choice(free)
-                alloc = Allocator(allocator_features(handle), set(idx.allocated()),
+                features = allocator_features(handle)
+                alloc = Allocator(features, idx.allocated_state(features.consumable_capacity),
                                   idx.classes, idx.slices, idx.taint_rules)
                 with contextlib.suppress(AllocationError):
                     res = alloc.allocate(rng.choice(infos).node, [c])
@@ -226,7 +287,7 @@ def test_indexed_allocator_agrees_with_allocator_over_all_slices(seed: int,
     sc = load_scenario_text("\n---\n".join(docs))
     idx = dra_index({k: list(v) for k, v in sc.objects.items()})
     features = allocator_features(Handle())
-    allocated = set(idx.allocated())
+    allocated = idx.allocated_state(features.consumable_capacity)
     claims = [c for c in idx.claims.values() if c.allocation is None]
     index = slice_index(idx.slices)
     for node in [*sc.nodes, None]:
@@ -285,3 +346,51 @@ def test_allocated_devices_changed_in_place_are_not_trusted() -> None:
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]
     state.read(STATE_KEY).allocator.allocated.discard(("drv", "n0", "d0"))
     assert plugin.filter_batch(state, pod, snap, rows).codes.tolist() == [0]
+
+
+def test_shared_device_whose_consumed_capacity_changed_is_asked_again() -> None:
+    """A device allowing multiple allocations stays allocated (shared) while another claim
+    takes some of its capacity: the node's kept answer must not outlive that."""
+    docs = [
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n"
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}",
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: any}\n"
+        f"spec: {{selectors: [{{cel: {{expression: '{CLASSES['any']}'}}}}]}}",
+        _slice("n0", "n0", "nodeName: n0", [
+            "{name: d0, allowMultipleAllocations: true, capacity: {slots: {value: '4'}}}"]),
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+        "metadata: {name: held, namespace: default, uid: held}\n"
+        "spec: {devices: {requests: [{name: r0, exactly: {deviceClassName: any, "
+        "capacity: {requests: {slots: '1'}}}}]}}\n"
+        "status:\n  allocation:\n    devices: {results: [{request: r0, driver: drv, pool: n0, "
+        "device: d0, shareID: aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa, "
+        "consumedCapacity: {slots: '1'}}]}",
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+        "metadata: {name: t0, namespace: default}\n"
+        "spec: {spec: {devices: {requests: [{name: r0, exactly: {deviceClassName: any, "
+        "capacity: {requests: {slots: '3'}}}}]}}}",
+        *(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: default, uid: p{i}}}\n"
+          "spec: {containers: [{name: c}], resourceClaims: [{name: c, "
+          "resourceClaimTemplateName: t0}]}" for i in range(2)),
+    ]
+    sc = load_scenario_text("\n---\n".join(docs))
+    objects = {k: list(v) for k, v in sc.objects.items()}
+    plugin = DynamicResources({}, Handle(objects=objects))
+    snap = Snapshot.from_nodes(sc.nodes, [])
+    rows = np.arange(1, dtype=np.int64)
+    state = CycleState()
+    plugin.pre_filter(state, sc.pods[0], snap)
+    assert plugin.filter_batch(state, sc.pods[0], snap, rows).codes.tolist() == [0]  # 1 + 3
+    # another claim shares d0 now: 2 of 4 slots taken, the device was and stays shared
+    held = dra_index(objects).claim("default", "held")
+    assert held is not None and held.allocation is not None
+    other = dataclasses.replace(held, metadata=dataclasses.replace(
+        held.metadata, name="other", uid="other"), allocation=dataclasses.replace(
+            held.allocation, results=(dataclasses.replace(
+                held.allocation.results[0], share_id="bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb"),)))
+    replace_claim(objects, other)
+    state = CycleState()
+    plugin.pre_filter(state, sc.pods[1], snap)
+    assert plugin.filter_batch(state, sc.pods[1], snap, rows).codes.tolist() == [int(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]
+    assert plugin.filter(state, sc.pods[1], snap.node_infos[0]) is not None
