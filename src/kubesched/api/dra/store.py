@@ -134,9 +134,9 @@ class DraIndex:
     """Lookups over one state of the DRA objects. Claims change through ``replace_claim``
     (which updates the index in place); everything else is rebuilt on a new key."""
 
-    __slots__ = ("_allocated", "_by_pod", "_cap_holders", "_capacity", "_pos", "_shared",
-                 "_shift", "allocation_log", "claims", "classes", "key", "objects", "slices",
-                 "taint_rules")
+    __slots__ = ("_allocated", "_by_pod", "_cap_holders", "_capacity", "_exclusive", "_pos",
+                 "_shared", "_shift", "allocation_log", "claims", "classes", "key", "objects",
+                 "slices", "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
         self.objects = objects
@@ -160,6 +160,9 @@ class DraIndex:
         # device -> how many shares consume some of it: its _capacity entry lives as long
         # (as in a GatherAllocatedState afresh, where a share consuming 0 still makes one)
         self._cap_holders: dict[DeviceID, int] = {}
+        # the devices some claim holds without a share (more holders than shares): the
+        # exclusively held devices of GatherAllocatedState, kept as claims change
+        self._exclusive: set[DeviceID] = set()
         self.allocation_log: list[DeviceID] = []
         # pod uid -> keys of the claims reserved for it or owned by it; built on first use
         self._by_pod: dict[str, set[str]] | None = None
@@ -176,6 +179,7 @@ class DraIndex:
         if self._allocated is None:
             self._allocated = {}
             self._shared, self._capacity, self._cap_holders = {}, {}, {}
+            self._exclusive = set()
             for c in self.claims.values():
                 self._count(c, 1, log=False)
         return self._allocated
@@ -226,8 +230,8 @@ class DraIndex:
             state = AllocatedState(set(counts))
         else:
             state = AllocatedState(
-                {d for d, n in counts.items() if n > self._shared.get(d, 0)},
-                set(self._shared), {d: dict(c) for d, c in self._capacity.items()})
+                set(self._exclusive), set(self._shared),
+                {d: dict(c) for d, c in self._capacity.items()})
         extra: set[DeviceID] = set()
         for claim in in_flight:
             state.add(claim, consumable)
@@ -270,6 +274,12 @@ class DraIndex:
                 self._cap_holders[d] = holders
             else:
                 self._cap_holders.pop(d, None)
+        exclusive, shared, allocated = self._exclusive, self._shared, self._allocated
+        for d in devices:
+            if allocated.get(d, 0) > shared.get(d, 0):
+                exclusive.add(d)
+            else:
+                exclusive.discard(d)
 
     def _stored(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
         if new is not None:

@@ -16,9 +16,9 @@ the plugin gives those pods the per-node Filter (``DynamicResources._filter_each
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from kubesched.api.selectors import compile_node_selector
 from kubesched.api.types import NodeSelectorTerm
 from kubesched.framework.interface import BatchStatus
 from kubesched.framework.status import Code
-from kubesched.plugins.dynamicresources.cache import AllocationMemo, IndexedAllocator
+from kubesched.plugins.dynamicresources.cache import AllocationMemo, IndexedAllocator, Shape
 from kubesched.plugins.dynamicresources.structured import AllocationError, FailedOnNode
 
 if TYPE_CHECKING:
@@ -36,15 +36,20 @@ if TYPE_CHECKING:
 CANNOT_ALLOCATE = ("cannot allocate all claims",)
 NOT_AVAILABLE = ("resourceclaim not available on the node",)
 
+T = TypeVar("T")
+
 
 def filter_rows(snapshot: Snapshot, idx: np.ndarray,
                 available_on: list[tuple[NodeSelectorTerm, ...] | None],
                 allocator: IndexedAllocator | None, to_allocate: list[ResourceClaim],
-                memo: AllocationMemo, stuck: Sequence[int] = (),
-                ) -> tuple[BatchStatus, set[int], dict[str, list[AllocationResult]]]:
+                memo: AllocationMemo, wrap: Callable[[list[AllocationResult]], T],
+                wrap_key: Hashable, stuck: Sequence[int] = (),
+                ) -> tuple[BatchStatus, set[int], dict[str, T]]:
     """Filter's verdicts for the rows ``idx``; the claims (by index) unavailable on some
     passing-allocation node (for PostFilter): those whose node selector misses it and the
-    ``stuck`` ones; the allocations of the nodes that pass.
+    ``stuck`` ones; the allocations of the nodes that pass, each as ``wrap`` makes it of
+    the node's results (kept by the memo with them, under ``wrap_key``: the same ``wrap``
+    for the same key).
 
     Per-node ``filter`` checks the allocation first and the allocated claims' selectors
     after, and keeps a node's allocation only when the selectors match too: the same here,
@@ -54,11 +59,11 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
     unavailable_claims: set[int] = set()
     fit = np.ones(n, dtype=bool)
     results: list[list[AllocationResult] | None] = []
-    at = idx  # where each row's results are in ``results``
+    shape: Shape | None = None
     if allocator is not None:
         errors: dict[int, AllocationError] = {}
-        fit, results, at = _allocate_rows(snapshot, idx, allocator, to_allocate, memo,
-                                            errors)
+        fit, results, shape = _allocate_rows(snapshot, idx, allocator, to_allocate, memo,
+                                             errors)
         for k, e in errors.items():
             err = np.zeros(n, dtype=bool)
             err[k] = True
@@ -81,15 +86,24 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
             if (miss & (out.codes == 0)).any():
                 unavailable_claims.add(ci)
     out.fail(unavailable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_AVAILABLE)
-    allocations: dict[str, list[AllocationResult]] = {}
+    allocations: dict[str, T] = {}
     if allocator is not None:
         names = snapshot.table.names
         ok = fit & ~unavailable
-        passing, where = idx[ok].tolist(), at[ok].tolist()
+        wrapped: list[Any]
+        if shape is not None:  # the memo's rows, wrapped once per answer
+            where = idx[ok]
+            wrapped = shape.wrapped_for(wrap_key, where, wrap)
+        else:  # the positions' results
+            where = np.flatnonzero(ok)
+            wrapped = [None] * n
+            for k in where.tolist():
+                wrapped[k] = wrap(results[k])  # type: ignore[arg-type]  # fit: not None
+        passing, at = idx[ok].tolist(), where.tolist()
         if len(passing) == 1:
-            allocations = {names[passing[0]]: results[where[0]]}  # fit: not None
+            allocations = {names[passing[0]]: wrapped[at[0]]}
         elif passing:  # (itemgetter: the lookups without a Python loop)
-            allocations = dict(zip(itemgetter(*passing)(names), itemgetter(*where)(results),
+            allocations = dict(zip(itemgetter(*passing)(names), itemgetter(*at)(wrapped),
                                    strict=True))
     return out, unavailable_claims, allocations
 
@@ -97,10 +111,10 @@ def filter_rows(snapshot: Snapshot, idx: np.ndarray,
 def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAllocator,
                    claims: list[ResourceClaim], memo: AllocationMemo,
                    errors: dict[int, AllocationError],
-                   ) -> tuple[np.ndarray, list[list[AllocationResult] | None], np.ndarray]:
-    """Whether the claims fit each row of ``idx`` (errors: False, their messages in
-    ``errors`` by position), and where to read each one's results: a list and the index
-    into it of every position (the memo's rows, or the positions themselves)."""
+                   ) -> tuple[np.ndarray, list[list[AllocationResult] | None], Shape | None]:
+    """Whether the claims fit each row of ``idx`` (errors: False, in ``errors`` by
+    position), and each one's results: the memo's shape (results by row) or, without
+    one, a list by position."""
     infos = snapshot.node_infos
     want = len(claims)
 
@@ -116,7 +130,7 @@ def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAlloca
         results = [ask(k, row) for k, row in enumerate(idx.tolist())]
         fit = np.array([r is not None and len(r) == want for r in results], dtype=bool)
         fit[list(errors)] = False
-        return fit.reshape(len(idx)), results, np.arange(len(idx))
+        return fit.reshape(len(idx)), results, None
     for k in np.flatnonzero(~shape.known[idx]).tolist():
         row = int(idx[k])
         res = ask(k, row)
@@ -127,4 +141,4 @@ def _allocate_rows(snapshot: Snapshot, idx: np.ndarray, allocator: IndexedAlloca
         fit[list(errors)] = False
     if shape.owners:  # answers sharing devices, asked for other claims of this shape
         shape.owned_by(idx[fit], claims)
-    return fit, shape.results, idx
+    return fit, shape.results, shape

@@ -21,8 +21,8 @@ A new index (and so an empty verdict cache) is built whenever the set of slices 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -150,7 +150,7 @@ class IndexedAllocator(Allocator):
 # ---------------------------------------------------------------- results per node
 
 
-class _Shape:
+class Shape:
     """One shape of claims to allocate: per node-table row, whether the allocator was asked
     (``known``), its answer (None: the claims do not fit) and whether that answer is one
     allocation per claim (``fit``). An answer sharing a device (consumable capacity) names
@@ -158,7 +158,7 @@ class _Shape:
     ``shares`` with the claims they were asked for (``owners``), and ``owned_by`` gives
     them to other claims of the same shape with the shareIDs those would have had."""
 
-    __slots__ = ("fit", "known", "owners", "results", "shares")
+    __slots__ = ("fit", "known", "owners", "results", "shares", "wrapped")
 
     def __init__(self, n: int) -> None:
         self.known = np.zeros(n, dtype=bool)
@@ -166,9 +166,33 @@ class _Shape:
         self.shares = np.zeros(n, dtype=bool)
         self.results: list[list[AllocationResult] | None] = [None] * n
         self.owners: dict[int, tuple[str, ...]] = {}
+        # wrap key -> per row: whether wrapped, the results as the caller wraps them
+        self.wrapped: dict[Hashable, tuple[np.ndarray, list[Any]]] = {}
+
+    def wrapped_for(self, key: Hashable, rows: np.ndarray,
+                    wrap: Callable[[list[AllocationResult]], Any]) -> list[Any]:
+        """The results of ``rows`` (fitting) as ``wrap`` makes them, by row; made once per
+        answer kept."""
+        found = self.wrapped.get(key)
+        if found is None:
+            if len(self.wrapped) >= 8:
+                self.wrapped.clear()
+            n = len(self.results)
+            found = self.wrapped[key] = (np.zeros(n, dtype=bool), [None] * n)
+        have, objs = found
+        results = self.results
+        for row in rows[~have[rows]].tolist():
+            objs[row] = wrap(results[row])  # fitting: not None
+            have[row] = True
+        return objs
+
+    def _changed(self, row: int) -> None:
+        for have, _ in self.wrapped.values():
+            have[row] = False
 
     def keep(self, row: int, results: list[AllocationResult] | None, fit: bool,
              claims: list[ResourceClaim]) -> None:
+        self._changed(row)
         self.results[row] = results
         self.fit[row] = fit
         self.known[row] = True
@@ -191,6 +215,7 @@ class _Shape:
             assert results is not None
             self.results[row] = [_reowned(a, c) for a, c in zip(results, claims, strict=True)]
             self.owners[row] = owner
+            self._changed(row)
 
 
 def owner_key(claims: list[ResourceClaim]) -> tuple[str, ...]:
@@ -238,7 +263,7 @@ class AllocationMemo:
         self._prev: AllocatedState | None = None
         self._prev_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)
         self._device_rows: dict[DeviceID, list[int]] = {}
-        self._shapes: dict[tuple[str, ...], _Shape] = {}
+        self._shapes: dict[tuple[str, ...], Shape] = {}
         self._spec_keys: dict[int, tuple[object, str]] = {}  # id(spec) -> (spec, repr)
 
     def _spec_key(self, spec: object) -> str:
@@ -250,7 +275,7 @@ class AllocationMemo:
         return found[1]
 
     def shape(self, allocator: IndexedAllocator, claims: list[ResourceClaim],
-              table: NodeTable) -> _Shape | None:
+              table: NodeTable) -> Shape | None:
         """The answers for ``claims`` on ``table``'s rows, brought up to date with the
         allocator's allocated state; None when they cannot be kept (not node-local)."""
         index = allocator.index
@@ -289,7 +314,7 @@ class AllocationMemo:
         if found is None:
             if len(self._shapes) >= self.MAX_SHAPES:
                 self._shapes.clear()
-            found = self._shapes[key] = _Shape(len(table.names))
+            found = self._shapes[key] = Shape(len(table.names))
         return found
 
 

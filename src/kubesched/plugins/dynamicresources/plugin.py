@@ -495,14 +495,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             # allocatable lacks): the per-node form
             return self._filter_each(state, pod, snapshot, idx)
         indices = s.to_allocate()
+
+        def wrap(results: list[AllocationResult]) -> _NodeAllocation:
+            return _NodeAllocation(dict(zip(indices, results, strict=True)))
+
+        # (the memo keeps the wrapped allocations by the claims' indices: nobody changes
+        # a _NodeAllocation)
         out, unavailable, allocations = filter_rows(
             snapshot, idx, s.available_on, allocator, [s.claims[i] for i in indices],
-            self._memo, self._binding_unavailable(s))
+            self._memo, wrap, ("node-allocation", *indices), self._binding_unavailable(s))
         s.unavailable.update(unavailable)
-        if allocations:
-            s.node_allocations.update(
-                (name, _NodeAllocation(dict(zip(indices, results, strict=True))))
-                for name, results in allocations.items())
+        s.node_allocations.update(allocations)
         return out
 
     def _binding_unavailable(self, s: _State) -> list[int]:
