@@ -109,7 +109,17 @@ def list_workloads() -> str:
     """One workload a paragraph: its name, then what it runs (at most ``WIDTH`` columns)."""
     out = ["workloads (--quick: the 500-node ones)", ""]
     for w in WORKLOADS.values():
-        notes = [f"{w.nodes} nodes, {w.init_pods} init + {w.measured_pods} measured pods"]
+        if w.steady:
+            notes = [f"{w.nodes} nodes, {w.init_pods} init pods, then {w.measured_pods} "
+                     f"measured pods at a time, deleted once scheduled, for "
+                     f"{w.measured.steady_seconds:g} s"]
+        else:
+            notes = [f"{w.nodes} nodes, {w.init_pods} init + {w.measured_pods} measured pods"]
+        if w.dra is not None:
+            claims = sum(n for _ns, n in w.dra.claims)
+            notes.append(f"DRA: {w.dra.nodes} nodes with {w.dra.max_claims_per_node} devices"
+                         + (f", {claims} claims" if claims else "")
+                         + (" allocated beforehand" if claims and w.dra.allocate else ""))
         if w.churn is not None:
             notes.append(f"churn: {w.churn.mode} {'+'.join(w.churn.templates)} every "
                          f"{w.churn.interval_ms} ms")
@@ -122,7 +132,7 @@ def list_workloads() -> str:
         if w.percentage_of_nodes_to_score is not None:
             notes.append(f"percentageOfNodesToScore {w.percentage_of_nodes_to_score}")
         if w.target:
-            notes.append(f"issue-5 target {w.target:g}")
+            notes.append(f"target {w.target:g} pods/s")
         out.append(w.name)
         out.append(textwrap.fill("; ".join(notes), WIDTH, initial_indent="  ",
                                  subsequent_indent="  "))

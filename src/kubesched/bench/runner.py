@@ -8,6 +8,9 @@ A workload (``bench.workloads``) runs in two phases, as scheduler_perf's ops do:
    them are bound. In this phase the virtual clock follows the wall clock (so backoffs,
    the 1-s backoff flush and the 30-s unschedulable flush happen in real time, as for a real
    scheduler), churn objects are injected on wall-clock ticks, bindings are applied inline.
+   A steady-state op (SteadyStateClusterResourceClaimTemplate) instead keeps a batch of
+   pods coming for a fixed wall time: each batch is deleted once scheduled and the next
+   created (``SteadyState``).
 
 Measurement, as scheduler_perf's ``throughputCollector``: every 1 s of wall time the number of
 bound measured pods is sampled; the first sample with pods bound is the baseline, intervals
@@ -41,6 +44,7 @@ from kubesched.bench.workloads import (
     churn_service,
     make_pod,
     node_default,
+    node_with_dra_test_driver,
 )
 
 SAMPLE_INTERVAL = 1.0  # scheduler_perf's throughputSampleInterval
@@ -139,8 +143,15 @@ def build_cluster(w: Workload, *, check: bool = False) -> Any:
     from kubesched.backends.sim.cluster import SimCluster
     from kubesched.config import API_VERSION, KIND, default_config, load_config
 
+    plain = w.nodes - (w.dra.nodes if w.dra is not None else 0)
     scenario = Scenario(nodes=[parse_node(node_default(i, w.zone_of(i)))
-                               for i in range(w.nodes)])
+                               for i in range(plain)])
+    if w.dra is not None:
+        from kubesched.bench.dra import dra_objects
+
+        scenario.nodes += [parse_node(node_with_dra_test_driver(i)) for i in range(w.dra.nodes)]
+        for kind, objs in dra_objects(w.dra, scenario.nodes).items():
+            scenario.objects.setdefault(kind, []).extend(objs)
     for ns in w.namespaces:
         scenario.namespaces[ns] = make_namespace(ns)
     if w.percentage_of_nodes_to_score is None:
@@ -149,13 +160,37 @@ def build_cluster(w: Workload, *, check: bool = False) -> Any:
         config = load_config({"apiVersion": API_VERSION, "kind": KIND,
                               "percentageOfNodesToScore": w.percentage_of_nodes_to_score},
                              f"<{w.name}>")
-    return SimCluster(scenario, config, check=check)
+    sim = SimCluster(scenario, config, check=check)
+    if w.dra is not None and w.dra.allocate:
+        from kubesched.bench.dra import allocate_claims
+        from kubesched.plugins.dynamicresources.plugin import allocator_features
+
+        handle = sim.scheduler.handle
+        for ns in w.dra.allocate:
+            allocate_claims(handle.objects, scenario.nodes, ns, allocator_features(handle))
+    return sim
 
 
 def make_pods(template: str, count: int, namespace: str, start: int = 0) -> list[Any]:
     from kubesched.api.parse import parse_pod
 
     return [parse_pod(make_pod(template, start + i, namespace)) for i in range(count)]
+
+
+def create_pods(sim: Any, w: Workload, template: str, count: int, namespace: str,
+                start: int = 0) -> list[Any]:
+    """Pods of ``template`` as the API server gets them: with a DRA workload, the
+    resourceclaim controller's claims for them are stored first (watchers hear of them)."""
+    pods = make_pods(template, count, namespace, start)
+    if w.dra is not None:
+        from kubesched.api.dra.store import replace_claim
+        from kubesched.bench.dra import claims_for_pods
+
+        objects = sim.scheduler.handle.objects
+        for claim in claims_for_pods(pods, objects):
+            replace_claim(objects, claim)
+            sim.scheduler.on_storage_object_add(claim)
+    return pods
 
 
 class Churn:
@@ -218,6 +253,40 @@ class Churn:
             sim.delete_pod(obj, "deleted by churn")
 
 
+class SteadyState:
+    """``createPods`` with ``steadyState``: once every pod of the current batch is scheduled,
+    the namespace's pods are deleted (grace period 0: gone at once, their claims released by
+    the resourceclaim controller and garbage collector) and a new batch is created."""
+
+    def __init__(self, sim: Any, w: Workload, first: list[Any]) -> None:
+        self.sim = sim
+        self.w = w
+        self.live = [p.uid for p in first]
+        self.created = len(first)
+        self.pending = len(first)
+        self.batches = 1
+
+    def bound(self) -> None:
+        self.pending -= 1
+        if self.pending:
+            return
+        sim = self.sim
+        # upstream deletes the pods it has seen scheduled through the informer: the
+        # bindings' events first (a deletion before them would leave the pod in the cache)
+        sim._apply_due()
+        for uid in self.live:
+            pod = sim.pods.get(uid)
+            if pod is not None:
+                sim.delete(pod, "deleted by the steady-state op", force=True)
+        op = self.w.measured
+        pods = create_pods(sim, self.w, op.template, op.count, op.namespace, self.created)
+        self.created += len(pods)
+        self.live = [p.uid for p in pods]
+        self.pending = len(pods)
+        self.batches += 1
+        sim.add_pending(pods, at=sim.clock.now())
+
+
 # ---------------------------------------------------------------------------- one workload
 
 
@@ -254,7 +323,7 @@ def run_workload(w: Workload, report: Progress | None = None, *,
     # init pods: scheduled to completion on the virtual clock
     t_init = time.perf_counter()
     for op in w.init:
-        pods = make_pods(op.template, op.count, op.namespace)
+        pods = create_pods(sim, w, op.template, op.count, op.namespace)
         base = sim.bound_count
         sim.add_pending(pods, at=sim.clock.now())
         sim.run_until_idle(lambda n, _t, base=base, total=op.count:
@@ -263,7 +332,7 @@ def run_workload(w: Workload, report: Progress | None = None, *,
     init_seconds = time.perf_counter() - t_init
     init_pending = w.init_pods - init_bound
 
-    measured = make_pods(w.measured.template, w.measured.count, w.measured.namespace)
+    measured = create_pods(sim, w, w.measured.template, w.measured.count, w.measured.namespace)
     gc.collect()
     prof = None
     if profile_path:
@@ -309,11 +378,13 @@ def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
     backoff_flush = Ticker(t0, BACKOFF_FLUSH_INTERVAL)
     leftover_flush = Ticker(t0, LEFTOVER_FLUSH_INTERVAL)
     churn = Churn(sim, w.churn, t0) if w.churn is not None else None
+    steady = SteadyState(sim, w, measured) if w.steady else None
+    duration = w.measured.steady_seconds
     sim.add_pending(measured, at=v0)
     if prof is not None:
         prof.enable()
     try:
-        while scheduled < total:
+        while (perf() - t0 < duration) if steady is not None else scheduled < total:
             now = perf()
             clock.advance_to(v0 + (now - t0))
             if sample.due(now):
@@ -340,6 +411,8 @@ def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
                 cur = api_pods.get(q.pod.uid)
                 if cur is not None and cur.spec.node_name:
                     scheduled += 1
+                    if steady is not None:
+                        steady.bound()
             if not ok:
                 if e - t0 > timeout:
                     status = f"timeout after {timeout:g} s"
@@ -364,6 +437,7 @@ def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
                        "avg": (sum(lat) / len(lat) * 1e3) if lat else 0.0},
         "churn": None if churn is None else {"created": churn.created,
                                              "deleted": churn.deleted},
+        "steady_batches": None if steady is None else steady.batches,
     }
 
 
@@ -402,7 +476,8 @@ def _record(w: Workload, *, status: str = "ok", **kw: Any) -> dict[str, Any]:
         "seconds": _round(seconds, 3), "setup_seconds": _round(kw.get("setup_seconds"), 3),
         "init_seconds": _round(kw.get("init_seconds"), 3),
         "init_unscheduled": kw.get("init_unscheduled", 0),
-        "churn": kw.get("churn"), "events": kw.get("events"),
+        "churn": kw.get("churn"), "steady_batches": kw.get("steady_batches"),
+        "events": kw.get("events"),
         "peak_rss_mib": round(peak_rss_mib(), 1),
     }
     return r

@@ -12,7 +12,9 @@ Sizes are the upstream workloads that carry a CI threshold (reference §8), plus
 ``500Nodes`` sizes (``--quick``) and ``PreemptionBasic/1000Nodes``. Where upstream has no
 500-node size (SchedulingWithMixedChurn, PreemptionBasic) one is defined here; such workloads
 have ``upstream=False``. ``1000Nodes`` sizes of every family (``extra``: only run when named)
-show how throughput grows with the number of nodes.
+show how throughput grows with the number of nodes. The DRA workloads
+(``dra/performance-config.yaml``: namespaces ``init`` and ``test``, nodes
+``scheduler-perf-dra-<i>``) come at upstream's sizes, the 500-node ones in the default run.
 """
 
 from __future__ import annotations
@@ -164,6 +166,88 @@ def pod_high_priority_large_cpu(name: str, namespace: str) -> dict[str, Any]:
     return _pod(name, namespace, cpu="9", limits=False, extra_spec={"priority": 10})
 
 
+# ---------------------------------------------------------------------------- DRA templates
+# test/integration/scheduler_perf/dra/templates/*.yaml and the createResourceDriver op
+# (scheduler_perf's dra.go), at the version carrying the thresholds (commit 03312ae).
+
+DRA_DRIVER = "test-driver.cdi.k8s.io"
+DRA_CLASS = "test-class"
+DRA_CLAIM_TEMPLATE = "test-claim-template"
+DRA_NODE_PREFIX = "scheduler-perf-dra-"  # createResourceDriver's nodes: scheduler-perf-dra-*
+
+
+def node_with_dra_test_driver(i: int) -> dict[str, Any]:
+    """``dra/templates/node-with-dra-test-driver.yaml`` (node-default's capacity), with the
+    hostname label the node preparer adds."""
+    node = node_default(i)
+    name = f"{DRA_NODE_PREFIX}{i}"
+    node["metadata"] = {"name": name, "labels": {HOSTNAME_LABEL: name}}
+    return node
+
+
+def device_class() -> dict[str, Any]:
+    """``dra/templates/deviceclass.yaml``: the driver's devices."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": DRA_CLASS},
+            "spec": {"selectors": [{"cel": {
+                "expression": f'device.driver == "{DRA_DRIVER}"'}}]}}
+
+
+def resource_slice(node_name: str, capacity: int) -> dict[str, Any]:
+    """createResourceDriver's ``resourceSlice``: one slice (and pool) per node, named after
+    it, with ``capacity`` (maxClaimsPerNode) devices ``instance-<i>``. Upstream's devices also
+    carry binding conditions that its helper strips unless DRADeviceBindingConditions is on;
+    they are left out here (no workload here waits for device conditions)."""
+    devices = [{"name": f"instance-{i}",
+                "attributes": {"model": {"string": "A100"}, "family": {"string": "GPU"},
+                               "driverVersion": {"version": "1.2.3"},
+                               "dra.example.com/numa": {"int": i}},
+                "capacity": {"memory": {"value": "1Gi"}}} for i in range(capacity)]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": node_name},
+            "spec": {"driver": DRA_DRIVER, "nodeName": node_name,
+                     "pool": {"name": node_name, "resourceSliceCount": 1},
+                     "devices": devices}}
+
+
+def resource_claim_template(namespace: str) -> dict[str, Any]:
+    """``dra/templates/resourceclaimtemplate.yaml`` with its defaults (one request, no
+    selectors or constraints)."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": DRA_CLAIM_TEMPLATE, "namespace": namespace},
+            "spec": {"spec": {"devices": {"requests": [
+                {"name": "req-0", "exactly": {"deviceClassName": DRA_CLASS}}]}}}}
+
+
+def resource_claim(i: int, namespace: str) -> dict[str, Any]:
+    """``dra/templates/resourceclaim.yaml``: ``test-claim-<i>``, one device of the class."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": f"test-claim-{i}", "namespace": namespace},
+            "spec": {"devices": {"requests": [
+                {"name": "req-0", "exactly": {"deviceClassName": DRA_CLASS}}]}}}
+
+
+def _dra_pod(name: str, namespace: str, claim: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"containers": [{"image": PAUSE, "name": "pause",
+                                     "resources": {"claims": [{"name": "resource"}]}}],
+                     "resourceClaims": [{"name": "resource", **claim}]}}
+
+
+def pod_with_claim_template(name: str, namespace: str) -> dict[str, Any]:
+    """``dra/templates/pod-with-claim-template.yaml``: no requests, one claim from
+    ``test-claim-template``."""
+    return _dra_pod(name, namespace, {"resourceClaimTemplateName": DRA_CLAIM_TEMPLATE})
+
+
+def pod_with_claim_ref(index: int, namespace: str) -> dict[str, Any]:
+    """``dra/templates/pod-with-claim-ref.yaml``: ``test-dra-<i>`` using the claim
+    ``test-claim-<i / 5>`` (five pods share a claim)."""
+    return _dra_pod(f"test-dra-{index}", namespace,
+                    {"resourceClaimName": f"test-claim-{index // 5}"})
+
+
 PodTemplate = Callable[[str, str], dict[str, Any]]
 
 #: template name → (generateName prefix, builder)
@@ -182,6 +266,12 @@ POD_TEMPLATES: dict[str, tuple[str, PodTemplate]] = {
     "pod-low-priority": ("pod-", pod_low_priority),
     "pod-high-priority": ("pod-", pod_high_priority),
     "pod-high-priority-large-cpu": ("pod-h-", pod_high_priority_large_cpu),
+    "pod-with-claim-template": ("test-dra", pod_with_claim_template),
+}
+
+#: templates whose objects depend on the pod's index (``{{.Index}}`` beyond the name)
+INDEXED_POD_TEMPLATES: dict[str, Callable[[int, str], dict[str, Any]]] = {
+    "pod-with-claim-ref": pod_with_claim_ref,
 }
 
 #: churn templates that are not pods
@@ -191,6 +281,9 @@ CHURN_SERVICE = "churn/service-default"
 
 def make_pod(template: str, index: int, namespace: str) -> dict[str, Any]:
     """The ``index``-th pod of ``template`` in ``namespace`` (generateName + a number)."""
+    indexed = INDEXED_POD_TEMPLATES.get(template)
+    if indexed is not None:
+        return indexed(index, namespace)
     prefix, build = POD_TEMPLATES[template]
     return build(f"{prefix}{index:05d}", namespace)
 
@@ -200,11 +293,30 @@ def make_pod(template: str, index: int, namespace: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PodOp:
-    """A ``createPods`` op."""
+    """A ``createPods`` op. ``steady_seconds`` > 0: its ``steadyState`` mode — ``count``
+    pods at a time; once all of them are scheduled they are deleted (grace period 0) and
+    ``count`` new ones created, for that many seconds."""
 
     template: str
     count: int
     namespace: str
+    steady_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class DraOp:
+    """The DRA ops of a workload (``dra/performance-config.yaml``): ``nodes`` of the
+    workload's nodes are ``node-with-dra-test-driver`` ones (created after the others), each
+    with a ResourceSlice of ``max_claims_per_node`` devices (``createResourceDriver``); the
+    DeviceClass; a ResourceClaimTemplate in each of ``claim_templates``; ``claims``
+    ResourceClaims (``resourceclaim.yaml``) per namespace; the claims of the ``allocate``
+    namespaces allocated without pods (``allocResourceClaims``)."""
+
+    nodes: int
+    max_claims_per_node: int
+    claim_templates: tuple[str, ...] = ()
+    claims: tuple[tuple[str, int], ...] = ()
+    allocate: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -232,6 +344,7 @@ class Workload:
     needs_preemption: bool = False  # meaningless without DefaultPreemption
     upstream: bool = True  # False: a size defined here, not in scheduler_perf's configs
     extra: bool = False  # left out of a full run; runs when named (or its family is)
+    dra: DraOp | None = None
 
     @property
     def init_pods(self) -> int:
@@ -243,14 +356,20 @@ class Workload:
 
     @property
     def quick(self) -> bool:
-        return self.nodes <= 500
+        return self.nodes == 500
 
     @property
     def namespaces(self) -> list[str]:
         out = [op.namespace for op in self.init] + [self.measured.namespace]
         if self.churn is not None:
             out.append(self.churn.namespace)
+        if self.dra is not None:
+            out += [*self.dra.claim_templates, *(ns for ns, _n in self.dra.claims)]
         return sorted(set(out))
+
+    @property
+    def steady(self) -> bool:
+        return self.measured.steady_seconds > 0
 
     def zone_of(self, i: int) -> str | None:
         return self.zones[i % len(self.zones)] if self.zones else None
@@ -292,6 +411,63 @@ def _mixed_churn(name: str, nodes: int, measured: int, **kw: Any) -> Workload:
 def _preemption_basic(name: str, nodes: int, init: int, measured: int, **kw: Any) -> Workload:
     return Workload(name, nodes, (PodOp("pod-low-priority", init, NS1),),
                     PodOp("pod-high-priority", measured, NS2), needs_preemption=True, **kw)
+
+
+INIT, TEST = "init", "test"  # the DRA workloads' namespaces
+
+
+def _claim_template_workload(size: str, nodes: int, init: int, measured: int,
+                             max_claims: int, **kw: Any) -> Workload:
+    """SchedulingWithResourceClaimTemplate: pods with a claim each from the template, the
+    cluster's devices exactly filled (init pods in ``init``, measured ones in ``test``)."""
+    ops = (PodOp("pod-with-claim-template", init, INIT),) if init else ()
+    return Workload(f"SchedulingWithResourceClaimTemplate/{size}", nodes, ops,
+                    PodOp("pod-with-claim-template", measured, TEST),
+                    dra=DraOp(nodes, max_claims, claim_templates=(INIT, TEST)), **kw)
+
+
+def _steady_state_workload(size: str, nodes: int, init_claims: int, **kw: Any) -> Workload:
+    """SteadyStateClusterResourceClaimTemplate: ``init_claims`` claims allocated without pods
+    (the cluster's devices empty, half or all but ten used), then ten pods with a claim from
+    the template at a time, deleted once scheduled, for 10 s."""
+    return Workload(f"SteadyStateClusterResourceClaimTemplate/{size}", nodes, (),
+                    PodOp("pod-with-claim-template", 10, TEST, steady_seconds=10.0),
+                    dra=DraOp(nodes, 10, claim_templates=(TEST,),
+                              claims=((INIT, init_claims),) if init_claims else (),
+                              allocate=(INIT,)), **kw)
+
+
+def _claim_workload(size: str, nodes: int, init: int, measured: int, max_claims: int,
+                    **kw: Any) -> Workload:
+    """SchedulingWithResourceClaim: every five pods share one claim (``test-claim-<i/5>``,
+    created beforehand in each namespace)."""
+    ops = (PodOp("pod-with-claim-ref", init, INIT),) if init else ()
+    return Workload(f"SchedulingWithResourceClaim/{size}", nodes, ops,
+                    PodOp("pod-with-claim-ref", measured, TEST),
+                    dra=DraOp(nodes, max_claims,
+                              claims=((INIT, init // 5), (TEST, measured // 5))), **kw)
+
+
+def _dra_workloads() -> list[Workload]:
+    """``dra/performance-config.yaml``'s three families at upstream's sizes (100 and 200
+    nodes: extra). The ``_QueueingHintsEnabled`` variants, as kubesched has queueing hints;
+    ``threshold`` is theirs, ``target`` five times the higher of the two variants'."""
+    qh = "_QueueingHintsEnabled"
+    w = [_claim_template_workload("2000pods_100nodes", 100, 1000, 1000, 20, extra=True),
+         _claim_template_workload("2000pods_200nodes", 200, 1000, 1000, 10, extra=True),
+         _claim_template_workload(f"5000pods_500nodes{qh}", 500, 2500, 2500, 10,
+                                  threshold=56, target=5 * 56)]
+    for kind, claims, thr in (("empty", (0, 0, 0), (64, 64)),
+                              ("half", (500, 1000, 2500), (70, 60)),
+                              ("full", (990, 1990, 4990), (60, 60))):
+        w.append(_steady_state_workload(f"{kind}_100nodes", 100, claims[0], extra=True))
+        w.append(_steady_state_workload(f"{kind}_200nodes", 200, claims[1], extra=True))
+        w.append(_steady_state_workload(f"{kind}_500nodes{qh}", 500, claims[2],
+                                        threshold=thr[1], target=5 * max(thr)))
+    w += [_claim_workload("2000pods_100nodes", 100, 1000, 1000, 4, extra=True),
+          _claim_workload("2000pods_200nodes", 200, 1000, 1000, 2, extra=True),
+          _claim_workload("5000pods_500nodes", 500, 2500, 2500, 2)]
+    return w
 
 
 def _scaling_sizes(ws: list[Workload]) -> list[Workload]:
@@ -364,6 +540,7 @@ def _all() -> list[Workload]:
     w.append(_preemption_basic("PreemptionBasic/500Nodes", 500, 2000, 500, upstream=False))
     w.append(_preemption_basic("PreemptionBasic/1000Nodes", 1000, 4000, 1000))
     w.extend(_scaling_sizes(w))
+    w.extend(_dra_workloads())
     families: dict[str, int] = {}
     for x in w:
         families.setdefault(x.name.split("/", 1)[0], len(families))

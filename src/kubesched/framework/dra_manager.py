@@ -26,18 +26,15 @@ class DraManager:
         return self.in_flight.pop(uid, None) is not None
 
     def allocated_devices(self, objects: Mapping[str, list[Any]] | None) -> set[DeviceID]:
-        """ListAllAllocatedDevices: devices of allocated claims plus in-flight ones."""
-        out = set(dra_index(objects).allocated())
-        for claim in self.in_flight.values():
-            out.update(allocated_devices(claim))
-        return out
+        """ListAllAllocatedDevices: devices of allocated claims plus in-flight ones (an
+        ``AllocatedDevices``: what changed since an earlier one can be asked of it)."""
+        extra = [d for claim in self.in_flight.values() for d in allocated_devices(claim)]
+        return dra_index(objects).allocated_set(extra)
 
     def allocated_state(self, objects: Mapping[str, list[Any]] | None,
                         consumable: bool) -> AllocatedState:
         """GatherAllocatedState (DRAConsumableCapacity on) or ListAllAllocatedDevices
         wrapped in an AllocatedState (off), as upstream's PreFilter chooses: allocated
-        claims plus in-flight ones."""
-        state = dra_index(objects).allocated_state(consumable)
-        for claim in self.in_flight.values():
-            state.add(claim, consumable)
-        return state
+        claims plus in-flight ones (what changed since an earlier one can be asked of it:
+        ``AllocatedState.changed_since``)."""
+        return dra_index(objects).allocated_state(consumable, self.in_flight.values())

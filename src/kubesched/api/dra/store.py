@@ -58,9 +58,42 @@ class AllocatedState:
     devices: set[DeviceID] = field(default_factory=set)
     shared: set[DeviceID] = field(default_factory=set)
     capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+    # where it was taken (DraIndex.allocated_state): the index, the length of its
+    # allocation log then, the in-flight claims' devices added, and its sizes and number
+    # of ``add`` calls then (``seal``), to tell a state changed since it was taken
+    index: DraIndex | None = field(default=None, repr=False, compare=False)
+    log_pos: int = field(default=0, repr=False, compare=False)
+    extra: frozenset[DeviceID] = field(default=frozenset(), repr=False, compare=False)
+    edits: int = field(default=0, repr=False, compare=False)
+    sealed: tuple[int, int, int, int] | None = field(default=None, repr=False,
+                                                     compare=False)
+
+    def seal(self) -> None:
+        """Record the state's sizes: ``unchanged`` is False once it is extended."""
+        self.sealed = (len(self.devices), len(self.shared), len(self.capacity), self.edits)
+
+    def unchanged(self) -> bool:
+        """Sealed and neither extended (``add``) nor resized since (a change in place of a
+        capacity sum alone is not seen: nobody makes one)."""
+        return self.sealed == (len(self.devices), len(self.shared), len(self.capacity),
+                               self.edits)
+
+    def changed_since(self, before: AllocatedState) -> Iterable[DeviceID] | None:
+        """A superset of the devices whose part of the state (held, shared, consumed
+        capacity) differs between ``before`` and this state; None when it cannot be told
+        from the log (another index, or a state changed after it was taken). The
+        in-flight devices of both count whole: two in-flight claims sharing one device
+        may consume differently."""
+        if self.index is None or before.index is not self.index or \
+                not self.unchanged() or not before.unchanged() or \
+                before.log_pos > self.log_pos:
+            return None
+        return [*self.index.allocation_log[before.log_pos:self.log_pos],
+                *(self.extra | before.extra)]
 
     def add(self, claim: ResourceClaim, consumable: bool) -> None:
         """foreachAllocatedDevice's three callbacks for one claim."""
+        self.edits += 1
         shared = list(shared_allocations(claim)) if consumable else []
         exclusive = list(allocated_devices(claim))
         for d, consumed in shared:
@@ -101,7 +134,8 @@ class DraIndex:
     """Lookups over one state of the DRA objects. Claims change through ``replace_claim``
     (which updates the index in place); everything else is rebuilt on a new key."""
 
-    __slots__ = ("_allocated", "_capacity", "_shared", "claims", "classes", "key", "objects",
+    __slots__ = ("_allocated", "_by_pod", "_cap_holders", "_capacity", "_exclusive", "_pos",
+                 "_shared", "_shift", "allocation_log", "claims", "classes", "key", "objects",
                  "slices", "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
@@ -117,10 +151,26 @@ class DraIndex:
             r for r in objects.get("DeviceTaintRule", ()) if isinstance(r, DeviceTaintRule)]
         # device -> how many claims hold it; built on first use. Of those, the shared
         # allocations (results with a shareID) are counted again in _shared, and their
-        # consumed capacity summed in _capacity.
+        # consumed capacity summed in _capacity. From then on every device of a claim that
+        # is stored or removed is appended to ``allocation_log`` (whatever changed of it:
+        # held or freed, shared, consumed capacity).
         self._allocated: dict[DeviceID, int] | None = None
         self._shared: dict[DeviceID, int] = {}
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        # device -> how many shares consume some of it: its _capacity entry lives as long
+        # (as in a GatherAllocatedState afresh, where a share consuming 0 still makes one)
+        self._cap_holders: dict[DeviceID, int] = {}
+        # the devices some claim holds without a share (more holders than shares): the
+        # exclusively held devices of GatherAllocatedState, kept as claims change
+        self._exclusive: set[DeviceID] = set()
+        self.allocation_log: list[DeviceID] = []
+        # pod uid -> keys of the claims reserved for it or owned by it; built on first use
+        self._by_pod: dict[str, set[str]] | None = None
+        # claim key -> its position in objects["ResourceClaim"] when recorded; built on
+        # first use. ``_shift`` claims were deleted since it was built: a claim is at most
+        # that many places before its recorded position (see ``find``).
+        self._pos: dict[str, int] | None = None
+        self._shift = 0
 
     def claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get(f"{namespace}/{name}")
@@ -128,23 +178,76 @@ class DraIndex:
     def allocated(self) -> dict[DeviceID, int]:
         if self._allocated is None:
             self._allocated = {}
-            self._shared, self._capacity = {}, {}
+            self._shared, self._capacity, self._cap_holders = {}, {}, {}
+            self._exclusive = set()
             for c in self.claims.values():
-                self._count(c, 1)
+                self._count(c, 1, log=False)
         return self._allocated
 
-    def allocated_state(self, consumable: bool) -> AllocatedState:
-        """The allocated claims' AllocatedState (a copy the caller may extend)."""
+    def claims_of_pod(self, uid: str) -> list[ResourceClaim]:
+        """The claims reserved for the pod ``uid`` or owned by it (the resourceclaim
+        controller's and garbage collector's concern when it is gone), in list order."""
+        if self._by_pod is None:
+            self._by_pod = {}
+            for c in self.claims.values():
+                for u in _pod_uids(c):
+                    self._by_pod.setdefault(u, set()).add(c.key)
+        keys = self._by_pod.get(uid)
+        if not keys:
+            return []
+        if len(keys) == 1:
+            return [self.claims[k] for k in keys]
+        if self._shift:  # recorded positions may be out of order: exact ones
+            self._pos = None
+        pos = self._positions()
+        return [self.claims[k] for k in sorted(keys, key=pos.__getitem__)]
+
+    def _positions(self) -> dict[str, int]:
+        if self._pos is None:
+            self._pos = {c.key: i for i, c in enumerate(self.objects.get("ResourceClaim", ()))
+                         if isinstance(c, ResourceClaim)}
+            self._shift = 0
+        return self._pos
+
+    def find(self, lst: list[Any], claim: ResourceClaim) -> int:
+        """The position of ``claim`` (by identity) in ``lst``, the claims' list; -1 if
+        absent. Looks between its recorded position and as many places before it as
+        claims were deleted since, then everywhere."""
+        p = self._positions().get(claim.key, -1)
+        if p >= 0:
+            for j in range(min(p, len(lst) - 1), max(0, p - self._shift) - 1, -1):
+                if lst[j] is claim:
+                    return j
+        return next((j for j, c in enumerate(lst) if c is claim), -1)
+
+    def allocated_state(self, consumable: bool,
+                        in_flight: Iterable[ResourceClaim] = ()) -> AllocatedState:
+        """The allocated claims' AllocatedState plus the ``in_flight`` claims' devices (a
+        new state the caller may extend), knowing where in ``allocation_log`` it was taken
+        (``AllocatedState.changed_since``)."""
         counts = self.allocated()
         if not consumable:
-            return AllocatedState(set(counts))
-        return AllocatedState(
-            {d for d, n in counts.items() if n > self._shared.get(d, 0)},
-            set(self._shared), {d: dict(c) for d, c in self._capacity.items()})
+            state = AllocatedState(set(counts))
+        else:
+            state = AllocatedState(
+                set(self._exclusive), set(self._shared),
+                {d: dict(c) for d, c in self._capacity.items()})
+        extra: set[DeviceID] = set()
+        for claim in in_flight:
+            state.add(claim, consumable)
+            extra.update(allocated_devices(claim))
+        state.index, state.log_pos, state.extra = self, len(self.allocation_log), \
+            frozenset(extra)
+        state.seal()
+        return state
 
-    def _count(self, claim: ResourceClaim, sign: int) -> None:
+    def _count(self, claim: ResourceClaim, sign: int, log: bool = True) -> None:
         assert self._allocated is not None
-        for d in allocated_devices(claim):
+        devices = allocated_devices(claim)
+        if log:
+            # every device of the claim: its holders, shares or consumed capacity changed
+            self.allocation_log.extend(devices)
+        for d in devices:
             n = self._allocated.get(d, 0) + sign
             if n > 0:
                 self._allocated[d] = n
@@ -156,22 +259,92 @@ class DraIndex:
                 self._shared[d] = n
             else:
                 self._shared.pop(d, None)
-            if consumed and sign > 0:
+            if not consumed:
+                continue
+            holders = self._cap_holders.get(d, 0) + sign
+            if sign > 0:
                 add_capacity(self._capacity, d, consumed)
-            elif consumed:
-                remove_capacity(self._capacity, d, consumed)
+            elif holders <= 0:
+                self._capacity.pop(d, None)
+            else:
+                cur = self._capacity[d]
+                for name, q in consumed.items():
+                    cur[name] -= q
+            if holders > 0:
+                self._cap_holders[d] = holders
+            else:
+                self._cap_holders.pop(d, None)
+        exclusive, shared, allocated = self._exclusive, self._shared, self._allocated
+        for d in devices:
+            if allocated.get(d, 0) > shared.get(d, 0):
+                exclusive.add(d)
+            else:
+                exclusive.discard(d)
 
     def _stored(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
         if new is not None:
             self.claims[new.key] = new
         elif old is not None:
             self.claims.pop(old.key, None)
+        by_pod = self._by_pod
+        if by_pod is not None:
+            if old is not None:
+                for u in _pod_uids(old):
+                    keys = by_pod.get(u)
+                    if keys is not None:
+                        keys.discard(old.key)
+                        if not keys:
+                            del by_pod[u]
+            if new is not None:
+                for u in _pod_uids(new):
+                    by_pod.setdefault(u, set()).add(new.key)
         if self._allocated is None:
             return
         if old is not None:
             self._count(old, -1)
         if new is not None:
             self._count(new, 1)
+
+    def allocated_set(self, extra: Iterable[DeviceID] = ()) -> AllocatedDevices:
+        """The allocated devices now, plus ``extra`` (in-flight allocations), as a set that
+        knows where in ``allocation_log`` it was taken."""
+        out = AllocatedDevices(self.allocated())
+        extra = frozenset(extra)
+        out.update(extra)
+        out.index, out.log_pos, out.extra, out.size = self, len(self.allocation_log), extra, \
+            len(out)
+        return out
+
+
+class AllocatedDevices(set[DeviceID]):
+    """A set of allocated devices taken from a DraIndex (``allocated_set``): the devices
+    that can differ between two such sets of one index are those logged between their
+    ``log_pos`` and those of their ``extra`` (while neither was changed since: ``size``)."""
+
+    __slots__ = ("extra", "index", "log_pos", "size")
+
+    index: DraIndex | None
+    log_pos: int
+    extra: frozenset[DeviceID]
+    size: int
+
+    def changed_since(self, before: AllocatedDevices) -> Iterable[DeviceID] | None:
+        """A superset of the devices in one set and not the other; None when it cannot be
+        told from the log (another index, or a set changed after it was taken)."""
+        if self.index is None or before.index is not self.index or \
+                len(self) != self.size or len(before) != before.size or \
+                before.log_pos > self.log_pos:
+            return None
+        return [*self.index.allocation_log[before.log_pos:self.log_pos],
+                *(self.extra ^ before.extra)]
+
+
+def _pod_uids(claim: ResourceClaim) -> set[str]:
+    """The pods a claim is reserved for, and its controlling owner when that is a pod."""
+    out = {r.uid for r in claim.reserved_for}
+    out.update(r.uid for r in claim.metadata.owner_references
+               if r.controller and r.kind == "Pod")
+    return out
 
 
 _INDEXES: dict[int, DraIndex] = {}  # id(objects) -> its index
@@ -204,14 +377,13 @@ def replace_claim(objects: dict[str, list[Any]], new: ResourceClaim) -> Resource
     idx = dra_index(objects)
     lst = objects.setdefault("ResourceClaim", [])
     old = idx.claims.get(new.key)
-    if old is not None:
-        for i, c in enumerate(lst):
-            if c is old:
-                lst[i] = new
-                break
-        else:
-            lst.append(new)
+    i = idx.find(lst, old) if old is not None else -1
+    pos = idx._positions()
+    if i >= 0:
+        lst[i] = new
+        pos[new.key] = i
     else:
+        pos[new.key] = len(lst)
         lst.append(new)
     idx._stored(old, new)
     idx.key = _key(objects)
@@ -225,7 +397,14 @@ def remove_claim(objects: dict[str, list[Any]], claim: ResourceClaim) -> Resourc
     if old is None:
         return None
     lst = objects.setdefault("ResourceClaim", [])
-    lst[:] = [c for c in lst if c is not old]
+    i = idx.find(lst, old)
+    if i >= 0:
+        del lst[i]
+        pos = idx._positions()
+        pos.pop(old.key, None)
+        idx._shift += 1  # the claims after it moved up one place
+        if idx._shift > 256:
+            idx._pos = None
     idx._stored(old, None)
     idx.key = _key(objects)
     return old

@@ -379,10 +379,7 @@ class SimCluster:
         reservedFor and deallocates a claim nobody uses any more; the garbage collector then
         deletes the claims made for the pod (owned by it)."""
         objects = self.scheduler.handle.objects
-        claims = dra_index(objects).claims
-        if not claims:
-            return
-        for claim in list(claims.values()):
+        for claim in dra_index(objects).claims_of_pod(pod.uid):
             reserved = any(r.uid == pod.uid for r in claim.reserved_for)
             owned = claim_is_for_pod(claim, pod.uid)
             if not reserved and not owned:

@@ -65,6 +65,7 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
+    BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
     NodeList,
@@ -80,6 +81,12 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
+from kubesched.plugins.dynamicresources.batch import filter_rows
+from kubesched.plugins.dynamicresources.cache import (
+    AllocationMemo,
+    IndexedAllocator,
+    slice_index,
+)
 from kubesched.plugins.dynamicresources.diagnose import explain_allocation
 from kubesched.plugins.dynamicresources.extended import (
     class_mapping_of,
@@ -217,6 +224,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
+        self._memo = AllocationMemo()  # filter_batch's allocations kept across cycles
         # KEP-5007: devices that need preparing before the pod may bind
         self.binding_conditions = (feature_enabled(handle, "DRADeviceBindingConditions")
                                    and feature_enabled(handle, "DRAResourceClaimDeviceStatus"))
@@ -395,8 +403,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             allocated = (dra.allocated_state(self._objects(), features.consumable_capacity)
                          if dra is not None
                          else idx.allocated_state(features.consumable_capacity))
-            s.allocator = Allocator(features, allocated, idx.classes, idx.slices,
-                                    idx.taint_rules)
+            # the Allocator over the slices indexed by node, with the kept CEL verdicts
+            s.allocator = IndexedAllocator(features, allocated, idx.classes,
+                                           slice_index(idx.slices), idx.taint_rules)
         s.claims = claims
         return None, None
 
@@ -494,6 +503,69 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None
         deadline = clock.now() + self.filter_timeout
         return lambda: clock.now() > deadline
+
+    def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                     ) -> BatchStatus:
+        """``filter`` on the rows ``idx`` (see ``batch.py``), with the same side effects:
+        the passing nodes' allocations and the claims unavailable somewhere recorded."""
+        n = len(idx)
+        if not self.enabled:
+            return BatchStatus.success(n)
+        s = self._state(state)
+        if s is None:
+            return BatchStatus.from_mask(np.ones(n, dtype=bool), Code.ERROR, (ERR_NO_STATE,))
+        if not s.claims or not n:
+            return BatchStatus.success(n)
+        allocator = s.allocator
+        if s.extended is not None or self._filter_deadline() is not None or (
+                allocator is not None and not isinstance(allocator, IndexedAllocator)):
+            # the special claim is sized per node (its requests are what the node's
+            # allocatable lacks), and a time limit on a moving clock is per node's
+            # allocation: the per-node form
+            return self._filter_each(state, pod, snapshot, idx)
+        indices = s.to_allocate()
+
+        def wrap(results: list[AllocationResult]) -> _NodeAllocation:
+            return _NodeAllocation(dict(zip(indices, results, strict=True)))
+
+        # (the memo keeps the wrapped allocations by the claims' indices: nobody changes
+        # a _NodeAllocation)
+        out, unavailable, allocations = filter_rows(
+            snapshot, idx, s.available_on, allocator, [s.claims[i] for i in indices],
+            self._memo, wrap, ("node-allocation", *indices), self._binding_unavailable(s))
+        s.unavailable.update(unavailable)
+        s.node_allocations.update(allocations)
+        return out
+
+    def _binding_unavailable(self, s: _State) -> list[int]:
+        """The allocated claims whose devices' binding failed or timed out: unavailable on
+        every node (``filter``'s binding-condition check, once for all nodes)."""
+        out: list[int] = []
+        if not self.binding_conditions:
+            return out
+        for i, claim in enumerate(s.claims):
+            if claim.allocation is None:
+                continue
+            try:
+                ready = claim_ready_for_binding(claim)
+            except BindingFailed:
+                out.append(i)
+                continue
+            if not ready and self._timed_out(claim):
+                out.append(i)
+        return out
+
+    def _filter_each(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                     ) -> BatchStatus:
+        out = BatchStatus.success(len(idx))
+        infos = snapshot.node_infos
+        for k, row in enumerate(idx.tolist()):
+            st = self.filter(state, pod, infos[row])
+            if st is not None and not st.is_success():
+                mask = np.zeros(len(idx), dtype=bool)
+                mask[k] = True
+                out.fail(mask, st.code, st.reasons)
+        return out
 
     def explain_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """For ``explain``: why the claims to allocate do not fit ``node_info``'s node (the
@@ -608,6 +680,22 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if found is None:
             return 0
         return compute_score(s, found)
+
+    def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                    ) -> np.ndarray:
+        """``score`` on the rows ``idx``: 0 everywhere unless a claim has a prioritized
+        list (only chosen subrequests score)."""
+        out = np.zeros(len(idx), dtype=np.int64)
+        s = self._state(state)
+        if s is None or not any(req.first_available for c in s.claims
+                                for req in c.spec.requests):
+            return out
+        names = snapshot.table.names
+        for k, row in enumerate(idx.tolist()):
+            results = s.node_allocations.get(names[row])
+            if results is not None:
+                out[k] = compute_score(s, results)
+        return out
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, False)
