@@ -118,3 +118,22 @@ def test_victim_in_prebind_is_cancelled_not_deleted(version):
     # the Error sends it to backoffQ (not the unschedulable pods)
     assert low.uid in {q.pod.uid for q in sched.queue.backoff_pods()}
     assert sched.queue.nominated_pods_for_node("n1")[0].name == "high"
+
+
+def test_cancel_before_anyone_waits_sets_the_event_when_asked_for():
+    """The entry's Event is made lazily: a cancel that came first is seen by a plugin that
+    asks for it afterwards, and one that asked first is woken by the cancel."""
+    from kubesched.framework.waiting import PodsInPreBind
+
+    pods = PodsInPreBind()
+    early = pods.add("a")
+    assert early.cancel_pod("preempted")
+    assert early.cancelled.is_set()
+    assert not early.mark_prebound()
+    late = pods.add("b")
+    event = late.cancelled
+    assert not event.is_set()
+    assert late.cancel_pod("preempted") and event.is_set()
+    done = pods.add("c")
+    assert done.mark_prebound() and not done.cancel_pod("too late")
+    assert not done.cancelled.is_set()

@@ -47,3 +47,22 @@ def test_topology_spread_signs_only_without_constraints():
 def test_resources_unsignable_with_dra_extended_resource(version, signable):
     fit = Fit({}, Handle(features=FeatureGates(version)))
     assert (fit.sign_pod(pod()) is not None) == signable
+
+
+@pytest.mark.parametrize("version, enabled", [("1.35", True), ("1.37", False)])
+def test_profile_signs_nothing_when_a_plugin_signs_no_pod(version, enabled):
+    """NodeResourcesFit signs no pod under DRAExtendedResource (1.36 on): the framework
+    learns it once and signs no pod of the profile, as asking every plugin would."""
+    from kubesched.config import load_config
+    from kubesched.framework.runtime import Framework
+    from kubesched.plugins.registry import in_tree_registry
+
+    cfg = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                       "kind": "KubeSchedulerConfiguration",
+                       "profiles": [{"schedulerName": "default-scheduler",
+                                     "pluginConfig": [{"name": "PodTopologySpread", "args": {
+                                         "defaultingType": "List", "defaultConstraints": []}}]}]},
+                      features=FeatureGates(version))
+    fwk = Framework(cfg.profiles[0], in_tree_registry(), Handle(features=cfg.features), 0)
+    assert fwk.signatures_enabled() == enabled
+    assert (fwk.sign_pod(pod()) is not None) == enabled

@@ -7,8 +7,8 @@ scheduler copies a Pod (``copy.copy``) before changing what it owns (nodeName, s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -27,6 +27,23 @@ ARRIVAL_ANNOTATION = "kubesched.io/arrival"
 DURATION_ANNOTATION = "kubesched.io/duration"
 
 
+_C = TypeVar("_C")
+
+
+def shallow_copy_by_fields(cls: type[_C]) -> type[_C]:
+    """Give a slotted dataclass a ``__copy__`` assigning its fields one by one. ``copy.copy``'s
+    generic path (``__reduce_ex__``, a state dict, ``setattr`` per slot) costs several µs,
+    and pods, their specs and statuses are copied on every scheduling and binding; the
+    generated method (as dataclasses generates ``__init__``) is about six times cheaper."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]  # dataclasses only
+    body = "".join(f"    new.{n} = self.{n}\n" for n in names)
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    exec(f"def __copy__(self):\n    new = _new(_cls)\n{body}    return new\n", namespace)
+    cls.__copy__ = namespace["__copy__"]  # type: ignore[attr-defined]
+    return cls
+
+
+@shallow_copy_by_fields
 @dataclass(slots=True)
 class ObjectMeta:
     name: str
@@ -255,6 +272,7 @@ class PodResourceClaim:
     resource_claim_template_name: str = ""
 
 
+@shallow_copy_by_fields
 @dataclass(slots=True)
 class PodSpec:
     node_name: str = ""
@@ -311,6 +329,7 @@ class ExtendedResourceClaimStatus:
     request_mappings: tuple[ContainerExtendedResourceRequest, ...] = ()
 
 
+@shallow_copy_by_fields
 @dataclass(slots=True)
 class PodStatus:
     phase: str = "Pending"
@@ -323,6 +342,7 @@ class PodStatus:
     extended_resource_claim_status: ExtendedResourceClaimStatus | None = None
 
 
+@shallow_copy_by_fields
 @dataclass(slots=True)
 class Pod(Named):
     metadata: ObjectMeta

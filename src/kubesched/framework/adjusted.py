@@ -77,6 +77,13 @@ class AdjustedSnapshot:
         t.pod_count[rows] = base.pod_count[rows] + delta_count
 
 
+# shared by the NominatedPods of cycles without nominations (read-only)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_ROWS.flags.writeable = False
+_NO_REQUESTS = np.zeros((0, 0), dtype=np.int64)
+_NO_REQUESTS.flags.writeable = False
+
+
 class NominatedPods:
     """The nominated pods upstream's first Filter pass adds for one pod (those of at least
     its priority, itself excepted), by table row, with their summed requests.
@@ -92,7 +99,16 @@ class NominatedPods:
         index = table.index
         prio, uid = pod.priority, pod.uid
         self.pods: dict[int, list[Pod]] = {}
-        for node, pods in handle.nominated_pods_by_node().items():
+        self.rows = _NO_ROWS
+        # summed requests and counts per nominated row, made on first use
+        self._column: np.ndarray | None = None  # table row -> index into them, or -1
+        self._mask: np.ndarray | None = None
+        self._requests = _NO_REQUESTS
+        self._counts = _NO_ROWS
+        by_node = handle.nominated_pods_by_node()
+        if not by_node:  # most cycles: nothing to add
+            return
+        for node, pods in by_node.items():
             row = index.get(node)
             if row is None:
                 continue
@@ -103,11 +119,6 @@ class NominatedPods:
             if pods:
                 self.pods[row] = pods
         self.rows = np.fromiter(self.pods, dtype=np.int64, count=len(self.pods))
-        # summed requests and counts per nominated row, made on first use
-        self._column: np.ndarray | None = None  # table row -> index into them, or -1
-        self._mask: np.ndarray | None = None
-        self._requests = np.zeros((0, 0), dtype=np.int64)
-        self._counts = np.zeros(0, dtype=np.int64)
 
     @classmethod
     def of(cls, state: CycleState, handle: Handle, pod: Pod) -> NominatedPods:

@@ -317,3 +317,12 @@ class PodSigner(Protocol):
     (``(signer, value)`` fragments), or None when it cannot sign this pod."""
 
     def sign_pod(self, pod: Pod) -> Sequence[tuple[str, Hashable]] | None: ...
+
+
+@runtime_checkable
+class SignsNoPod(Protocol):
+    """A PodSigner that knows, once built, that its configuration lets it sign no pod at
+    all (its ``sign_pod`` always answers None): the framework then signs no pod of its
+    profile, instead of asking every plugin in every cycle to learn the same."""
+
+    def signs_no_pod(self) -> bool: ...

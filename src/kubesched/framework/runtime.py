@@ -51,6 +51,7 @@ from kubesched.framework.interface import (
     ReservePlugin,
     ScoreBatch,
     ScorePlugin,
+    SignsNoPod,
     implements,
 )
 from kubesched.framework.node_info import NodeInfo
@@ -69,24 +70,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _point(name: str) -> Callable[[F], F]:
-    """An extension point's duration and status, reported to the framework's observer."""
+    """Marks a Framework method as extension point ``name``: while an observer is set, the
+    method is timed for it (``Framework.set_observer``). Unobserved, it is the method
+    itself, without a wrapper's call in every cycle."""
 
     def deco(fn: F) -> F:
-        @functools.wraps(fn)
-        def run(self: Framework, *args: Any) -> Any:
-            obs = self.observer
-            if obs is None:
-                return fn(self, *args)
-            obs.point_started(name)
-            t0 = time.perf_counter()
-            ret = fn(self, *args)
-            obs.point_done(name, self.profile_name, status_label(ret),
-                           time.perf_counter() - t0)
-            return ret
-
-        return run  # type: ignore[return-value]  # same signature as fn
+        fn.extension_point = name  # type: ignore[attr-defined]  # read by _timed_points
+        return fn
 
     return deco
+
+
+def _timed(fwk: Framework, name: str, fn: Callable[..., Any], obs: Observer
+           ) -> Callable[..., Any]:
+    """``fn`` (a bound extension-point method) reporting its duration and status."""
+
+    @functools.wraps(fn)
+    def run(*args: Any) -> Any:
+        obs.point_started(name)
+        t0 = time.perf_counter()
+        ret = fn(*args)
+        obs.point_done(name, fwk.profile_name, status_label(ret), time.perf_counter() - t0)
+        return ret
+
+    return run
+
 
 NOT_YET_IMPLEMENTED: frozenset[str] = frozenset()
 
@@ -214,6 +222,14 @@ class Framework:
         """Record extension-point and (sampled) plugin durations from now on: every
         plugin call is resolved again, wrapped as upstream's instrumented plugins."""
         self.observer = observer
+        for attr, value in vars(Framework).items():
+            name = getattr(value, "extension_point", None)
+            if name is None:
+                continue
+            if observer is None:
+                self.__dict__.pop(attr, None)  # the class's method again
+            else:
+                setattr(self, attr, _timed(self, name, value.__get__(self), observer))
         self._resolve()
 
     def _resolve(self) -> None:
@@ -245,7 +261,8 @@ class Framework:
         named = {p.name: p for p in (*self.pre_filter, *self.filter, *self.pre_score,
                                      *self.score)}
         self._signers = [p for p in named.values() if isinstance(p, PodSigner)]
-        self._all_sign = len(self._signers) == len(named)
+        self._all_sign = len(self._signers) == len(named) and not any(
+            isinstance(p, SignsNoPod) and p.signs_no_pod() for p in self._signers)
         self._post_filter_calls = [(p, call(p, p.post_filter, "PostFilter"))
                                    for p in self.post_filter]
         self._pre_score_calls = [(p, call(p, p.pre_score, "PreScore")) for p in self.pre_score]

@@ -168,15 +168,29 @@ class WaitingPods:
 
 class PodInPreBind:
     """A pod whose binding cycle is in PreBind (upstream's podInPreBind): preemption may
-    cancel it until PreBind is over (``mark_prebound``), never after."""
+    cancel it until PreBind is over (``mark_prebound``), never after.
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
+    One is made for every binding cycle with a PreBind plugin, so it is kept cheap: the lock
+    is the map's, and the Event a waiting plugin reads is made only when asked for."""
+
+    __slots__ = ("_cancelled", "_lock", "cause", "finished")
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self._lock = lock
         self.finished = False
         self.cause: str | None = None
-        # set on cancel: a PreBind plugin that waits (VolumeBinding polling for the PV
-        # controller) waits on it, so the cancel ends its wait at once
-        self.cancelled = threading.Event()
+        self._cancelled: threading.Event | None = None
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set on cancel: a PreBind plugin that waits (VolumeBinding polling for the PV
+        controller) waits on it, so the cancel ends its wait at once."""
+        with self._lock:
+            if self._cancelled is None:
+                self._cancelled = threading.Event()
+                if self.cause is not None:  # cancelled before anyone waited
+                    self._cancelled.set()
+            return self._cancelled
 
     def cancel_pod(self, message: str) -> bool:
         """Cancel the binding cycle (``CancelPod``); False once PreBind is over."""
@@ -185,7 +199,8 @@ class PodInPreBind:
                 return False
             if self.cause is None:
                 self.cause = message
-                self.cancelled.set()
+                if self._cancelled is not None:
+                    self._cancelled.set()
             return True
 
     def mark_prebound(self) -> bool:
@@ -205,7 +220,7 @@ class PodsInPreBind:
         self._pods: dict[str, PodInPreBind] = {}
 
     def add(self, uid: str) -> PodInPreBind:
-        entry = PodInPreBind()
+        entry = PodInPreBind(self._lock)
         with self._lock:
             self._pods[uid] = entry
         return entry

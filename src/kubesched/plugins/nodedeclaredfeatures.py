@@ -70,15 +70,24 @@ def infer_for_pod_scheduling(pod: Pod, version: str) -> frozenset[str]:
     """``Framework.InferForPodScheduling`` with the release's registry (no feature of it has
     a MaxVersion, so the scheduler's own version does not drop any)."""
     spec = pod.spec
+    restart_all = bind_mount = False
+    for c in (*spec.containers, *spec.init_containers):
+        restart_all = restart_all or c.restart_all_containers
+        bind_mount = bind_mount or c.bind_mount_options
+    host_network_userns = spec.host_network and spec.host_users is False
+    if not (restart_all or bind_mount or host_network_userns):
+        return _NO_FEATURES  # every PreFilter of an ordinary pod: one pass, no set
     reqs: set[str] = set()
-    containers = (*spec.containers, *spec.init_containers)
-    if any(c.restart_all_containers for c in containers):
+    if restart_all:
         reqs.add(RESTART_ALL_CONTAINERS)
-    if at_least(version, "1.36") and spec.host_network and spec.host_users is False:
+    if host_network_userns and at_least(version, "1.36"):
         reqs.add(USER_NAMESPACES_HOST_NETWORK)
-    if at_least(version, "1.37") and any(c.bind_mount_options for c in containers):
+    if bind_mount and at_least(version, "1.37"):
         reqs.add(VOLUME_BIND_MOUNT_OPTIONS)
     return frozenset(reqs)
+
+
+_NO_FEATURES: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

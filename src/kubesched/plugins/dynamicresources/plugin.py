@@ -354,6 +354,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                       if pod.spec.pod_resource_claims else [])
         except ClaimError as e:
             return None, unresolvable(str(e))
+        if not claims and not any(q and is_dra_extended_resource_name(n)
+                                  for n, q in pod.requests.items()):
+            # most pods: no claim and nothing _pre_filter_extended could map, so Skip
+            # without looking at the DRA objects
+            return None, skip()
         idx = dra_index(self._objects())
         extended = self._pre_filter_extended(s, pod, idx.claims.values(), idx.classes)
         if extended is not None:

@@ -145,9 +145,12 @@ class _PreScoreState:
 class BalancedAllocation(PreScorePlugin, ScorePlugin):
     name = NAME
 
-    def sign_pod(self, pod: Pod) -> SignFragments | None:
+    def signs_no_pod(self) -> bool:
         # as NodeResourcesFit: no signature while DRAExtendedResource is on
-        if feature_enabled(self.handle, "DRAExtendedResource"):
+        return feature_enabled(self.handle, "DRAExtendedResource")
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        if self.signs_no_pod():
             return None
         return ((signers.RESOURCES, signers.resources(pod)),)
 

@@ -160,10 +160,13 @@ def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
 
-    def sign_pod(self, pod: Pod) -> SignFragments | None:
+    def signs_no_pod(self) -> bool:
         # "signature disabled when dra extended resources enabled" (DRAExtendedResource:
         # beta-on 1.36, GA 1.37): a DeviceClass may turn an extended resource into a claim
-        if feature_enabled(self.handle, "DRAExtendedResource"):
+        return feature_enabled(self.handle, "DRAExtendedResource")
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        if self.signs_no_pod():
             return None
         return ((signers.RESOURCES, signers.resources(pod)),)
     filter_reads = READS_RESOURCES
