@@ -88,6 +88,7 @@ def test_cluster_role_is_least_privilege() -> None:
     assert writes == {("", "pods"), ("", "pods/binding"), ("", "pods/status"),
                       ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
                       ("events.k8s.io", "events"), ("coordination.k8s.io", "leases"),
+                      ("resource.k8s.io", "resourceclaims"),
                       ("resource.k8s.io", "resourceclaims/status")}
     assert not any(g == "" and r == "secrets" for g, r in rules)
 

@@ -145,6 +145,8 @@ def test_pod_with_a_claim_gets_it_allocated_and_is_bound(double: ApiServerDouble
         ("gpu.example.com", "n1", "gpu-0")]
     uid = double.get("Pod", "gpu-1")["metadata"]["uid"]
     assert [c["uid"] for c in stored["status"]["reservedFor"]] == [uid]
+    # PreBind's Update before the status: the claim is protected while allocated
+    assert stored["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
     # the only device is taken: a second claim cannot be allocated, whenever the informer
     # reports the first one's status (the assume cache holds the allocation meanwhile)
     double.create(claim("c2"))

@@ -39,6 +39,7 @@ from kubesched.api.dra.store import (
     with_status,
 )
 from kubesched.api.dra.types import (
+    DELETE_PROTECTION_FINALIZER,
     AllocatedDeviceStatus,
     AllocationResult,
     DeviceClass,
@@ -640,8 +641,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 claim = s.claims[i]
                 if i == s.extended and found.extended_claim is not None:
                     claim = found.extended_claim
-                dra.signal_claim_pending_allocation(claim.uid,
-                                                    with_status(claim, allocation=result))
+                # the claim as PreBind will write it (upstream: "let's make it realistic")
+                dra.signal_claim_pending_allocation(
+                    claim.uid, with_status(protected(claim), allocation=result))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -768,6 +770,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if current.allocation is not None:
                     raise RuntimeError(f"claim {claim.key} got allocated elsewhere in the "
                                        "meantime")
+                if DELETE_PROTECTION_FINALIZER not in current.metadata.finalizers:
+                    # the finalizer keeps the claim (and its devices) from being deleted
+                    # while allocated; the API server takes metadata only in a normal
+                    # Update, so it goes first (kept when a previous attempt added it)
+                    try:
+                        current = self._backend_call("update_resource_claim")(
+                            protected(current))
+                    except Exception as e:
+                        raise RuntimeError(f"add finalizer to claim {claim.key}: {e}"
+                                           ) from None
                 current = with_status(current, allocation=allocation)
             current = with_status(current, reserved_for=(
                 *current.reserved_for, pod_reference(pod.name, pod.uid)))
@@ -811,6 +823,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             raise RuntimeError(f"create claim for extended resources "
                                f"{pod.namespace}/{meta.name}: {e}") from None
         return created
+
+
+def protected(claim: ResourceClaim) -> ResourceClaim:
+    """``claim`` holding the delete-protection finalizer."""
+    if DELETE_PROTECTION_FINALIZER in claim.metadata.finalizers:
+        return claim
+    meta = copy.copy(claim.metadata)
+    meta.finalizers = (*meta.finalizers, DELETE_PROTECTION_FINALIZER)
+    return with_status(claim, metadata=meta)
 
 
 def _claims_for_node(s: _State, extended: ResourceClaim | None
