@@ -535,10 +535,31 @@ class KubeBackend:
         return stored
 
     def delete_resource_claim(self, claim: Any) -> None:
+        """upstream's deleteClaim: the delete-protection finalizer (PreBind's) removed by an
+        Update, retried on a conflict as ``retry.DefaultRetry`` (5 tries), then Delete —
+        else the claim would wait, deleting, for the resourceclaim controller."""
+        from kubesched.api.dra.types import DELETE_PROTECTION_FINALIZER
+
         if self.dry_run:
             return
+        path = f"{self._claims_path(claim.namespace)}/{claim.name}"
         try:
-            self.client.request("DELETE", f"{self._claims_path(claim.namespace)}/{claim.name}")
+            for attempt in range(5):
+                raw = self.client.request("GET", path)
+                md = raw.setdefault("metadata", {})
+                finalizers = md.get("finalizers") or []
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    break
+                md["finalizers"] = [f for f in finalizers
+                                    if f != DELETE_PROTECTION_FINALIZER] or None
+                md.pop("managedFields", None)
+                try:
+                    self.client.request("PUT", path, body=raw)
+                    break
+                except ApiError as e:
+                    if e.status != 409 or attempt == 4:
+                        raise
+            self.client.request("DELETE", path)
         except ApiError as e:
             if e.status != 404:
                 raise BindError(e.message) from None
