@@ -33,10 +33,13 @@ from kubesched.api.scenario import load_scenario_text
 from kubesched.clock import VirtualClock
 from kubesched.config.features import FeatureGates
 from kubesched.framework.events import QueueingHint
+from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code
 from kubesched.plugins.dynamicresources.plugin import (
+    STATE_KEY,
     DynamicResources,
+    ScoreError,
     _NodeAllocation,
     _State,
     compute_score,
@@ -484,20 +487,34 @@ def test_compute_score(claims: list[list[tuple[str, int]]], allocations: list[li
     assert compute_score(s, found) == want
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="upstream's computeScore pairs the i-th claim of all the pod's claims "
-                          "with the i-th allocation result and fails when there are fewer "
-                          "results (an allocated claim beside pending ones: Score's error "
-                          "aborts the cycle); kubesched scores an allocated claim from its "
-                          "allocation and a pending one from its result, and has no error")
 def test_compute_score_more_claims_than_allocations() -> None:
+    # upstream's computeScore (as fixed): claims needing allocation without a trial result
     s = _State(claims=[prioritized(("req-1", 1)), prioritized(("req-2", 1))])
-    try:
+    with pytest.raises(ScoreError, match=r"^number of allocations 0 is smaller than number "
+                                         r"of claims needing allocation$"):
         compute_score(s, _NodeAllocation({}))
-    except Exception as e:  # upstream: "number of allocations 0 is smaller than number of claims"
-        assert "smaller than number of claims" in str(e)
-        return
-    raise AssertionError("no error for more claims than allocations")
+
+
+def test_compute_score_allocated_beside_pending() -> None:
+    # the fix's case: an allocated claim counts with its own allocation, the pending one
+    # with the node's result (before the fix: "number of allocations 1 is smaller than
+    # number of claims" for such a pod — the pod stayed pending)
+    done = dataclasses.replace(prioritized(("req-1", 2)), allocation=alloc("req-1/subreq-2"))
+    s = _State(claims=[done, prioritized(("req-2", 1))])
+    assert compute_score(s, _NodeAllocation({1: alloc("req-2/subreq-1")})) == 7 + 8
+
+
+def test_score_error_fails_the_cycle_and_score_is_off_without_prioritized_lists() -> None:
+    r = Run(node(), POD_TWO_CLAIMS)
+    s = _State(claims=[prioritized(("req-1", 1)), prioritized(("req-2", 1))],
+               node_allocations={"worker": _NodeAllocation({})})
+    r.state.write(STATE_KEY, s)
+    with pytest.raises(PluginError, match=r'^running Score plugins: plugin "DynamicResources" '
+                                          r"failed with: number of allocations 0"):
+        r.plugin.score(r.state, r.pod, NodeInfo(r.nodes[0]))
+    off = Run(node(), POD_TWO_CLAIMS, gates={"DRAPrioritizedList": False})
+    off.state.write(STATE_KEY, s)
+    assert off.plugin.score(off.state, off.pod, NodeInfo(off.nodes[0])) == 0
 
 
 # ---------------------------------------------------------------- TestNormalizeScore

@@ -69,6 +69,7 @@ from kubesched.framework.interface import (
     EnqueueExtensions,
     FilterPlugin,
     NodeList,
+    PluginError,
     PostFilterPlugin,
     PreBindPlugin,
     PreEnqueuePlugin,
@@ -602,13 +603,22 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        # without prioritized lists there is nothing to rank (upstream, since the fix of
+        # computeScore: Score returns 0 with the gate off)
+        if not feature_enabled(self.handle, "DRAPrioritizedList"):
+            return 0
         s = self._state(state)
         if s is None or node_info.node is None:
             return 0
         found = s.node_allocations.get(node_info.node.name)
         if found is None:
             return 0
-        return compute_score(s, found)
+        try:
+            return compute_score(s, found)
+        except ScoreError as e:
+            # the framework's wording of a Score error (RunScorePlugins)
+            raise PluginError(f'running Score plugins: plugin "{self.name}" failed with: '
+                              f"{e}") from None
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, False)
@@ -845,15 +855,24 @@ def _claims_for_node(s: _State, extended: ResourceClaim | None
     return indices, claims
 
 
+class ScoreError(Exception):
+    """computeScore's error: a claim to allocate has no trial result on the node."""
+
+
 def compute_score(s: _State, found: _NodeAllocation) -> int:
     """computeScore: Σ over the pod's claims of (FirstAvailableDeviceRequestMaxSize − rank)
-    for every subrequest allocated; allocated claims count with their allocation. (The
-    special claim has no prioritized lists, so it adds nothing.)"""
+    for every subrequest allocated; allocated claims count with their allocation, the others
+    with the node's trial result, in order (upstream's fix made on kubernetes 60286041, 1.37
+    development; before it, the i-th claim was paired with the i-th result). (The special
+    claim has no prioritized lists, so it adds nothing.)"""
     score = 0
     for i, claim in enumerate(s.claims):
         allocation = claim.allocation if claim.allocation is not None else found.results.get(i)
         if allocation is None:
-            continue
+            if i == s.extended and found.extended_claim is None:
+                continue  # left out where device plugins serve it (see _claims_for_node)
+            raise ScoreError(f"number of allocations {len(found.results)} is smaller than "
+                             "number of claims needing allocation")
         chosen = {r.request for r in allocation.results if "/" in r.request}
         for req in claim.spec.requests:
             for rank, sub in enumerate(req.first_available):
