@@ -50,6 +50,9 @@ class ReadOnlyBackend:
     def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
         raise RuntimeError("explain does not allocate devices")
 
+    def update_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("explain does not allocate devices")
+
     def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
         raise RuntimeError("explain does not allocate devices")
 

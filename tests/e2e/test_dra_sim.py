@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kubesched.api.dra.types import DELETE_PROTECTION_FINALIZER
 from kubesched.api.scenario import load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
 
@@ -367,6 +368,9 @@ def test_state_out_keeps_claims_and_their_allocations() -> None:
     assert sorted(claims) == sorted(c.name for c in sim.scheduler.handle.objects[
         "ResourceClaim"])
     assert all(c.allocation is not None and c.reserved_for for c in claims.values())
+    # written with the finalizer PreBind added, and read back with it
+    assert all(c.metadata.finalizers == (DELETE_PROTECTION_FINALIZER,)
+               for c in claims.values())
     (rec,) = again.records.values()  # only the pending pod enters the queue
     assert rec.key == "default/waits" and rec.node is None
     pod_e = next(p for p in again.pods.values() if p.name == "e")

@@ -84,10 +84,13 @@ def test_cluster_role_is_least_privilege() -> None:
     assert rules[("", "pods/status")] == {"patch"}
     assert rules[("events.k8s.io", "events")] == {"create", "patch"}
     assert rules[("coordination.k8s.io", "leases")] == {"create", "get", "update"}
+    assert rules[("resource.k8s.io", "resourceclaims")] == {
+        "list", "watch", "get", "create", "update", "delete"}
     writes = {k for k, v in rules.items() if v - {"get", "list", "watch"}}
     assert writes == {("", "pods"), ("", "pods/binding"), ("", "pods/status"),
                       ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
                       ("events.k8s.io", "events"), ("coordination.k8s.io", "leases"),
+                      ("resource.k8s.io", "resourceclaims"),
                       ("resource.k8s.io", "resourceclaims/status")}
     assert not any(g == "" and r == "secrets" for g, r in rules)
 

@@ -145,6 +145,8 @@ def test_pod_with_a_claim_gets_it_allocated_and_is_bound(double: ApiServerDouble
         ("gpu.example.com", "n1", "gpu-0")]
     uid = double.get("Pod", "gpu-1")["metadata"]["uid"]
     assert [c["uid"] for c in stored["status"]["reservedFor"]] == [uid]
+    # PreBind's Update before the status: the claim is protected while allocated
+    assert stored["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
     # the only device is taken: a second claim cannot be allocated, whenever the informer
     # reports the first one's status (the assume cache holds the allocation meanwhile)
     double.create(claim("c2"))
@@ -166,6 +168,24 @@ def test_pod_with_a_claim_gets_it_allocated_and_is_bound(double: ApiServerDouble
         "device"] for c in ("c1", "c2")}
     assert devs == {"gpu-0", "gpu-1"}
     wait_until(lambda: not r._assumed_claims, what="the informer caught up with the writes")
+
+
+def test_deleting_a_claim_takes_its_delete_protection_off_first(double: ApiServerDouble,
+                                                               kubeconfig: str) -> None:
+    # upstream's deleteClaim (Unreserve of an extended-resource claim PreBind created): an
+    # Update without the scheduler's finalizer, then Delete; other finalizers stay
+    from kubesched.api.dra.types import DELETE_PROTECTION_FINALIZER, parse_resource_claim
+
+    c = claim("c1")
+    c["metadata"]["finalizers"] = ["example.com/keep", DELETE_PROTECTION_FINALIZER]
+    double.create(c)
+    r = make_runner(kubeconfig, [], start=False)  # only its backend: nothing to stop
+    r.backend.delete_resource_claim(parse_resource_claim(double.get("ResourceClaim", "c1")))
+    seen = [(etype, obj["metadata"].get("finalizers")) for _, etype, obj, _ in
+            double.history[("resource.k8s.io", "v1", "resourceclaims")]]
+    assert seen == [("ADDED", ["example.com/keep", DELETE_PROTECTION_FINALIZER]),
+                    ("MODIFIED", ["example.com/keep"]), ("DELETED", ["example.com/keep"])]
+    r.backend.delete_resource_claim(parse_resource_claim(c))  # gone already: no error
 
 
 def test_extended_resource_backed_by_a_device_class(double: ApiServerDouble,

@@ -702,7 +702,9 @@ def _sub(r: Any, name: str) -> k.DeviceSubRequest:
     cap = r.Capacity
     return k.DeviceSubRequest(
         name=name, device_class_name=r.DeviceClassName or "",
-        selectors=tuple(s.CEL.Expression for s in r.Selectors or ()),
+        # a selector without CEL (upstream's unknown-selector) is "" in kubesched's model
+        selectors=tuple(s.CEL.Expression if s.CEL is not None else ""
+                        for s in r.Selectors or ()),
         allocation_mode=r.AllocationMode or "", count=r.Count or 0,
         admin_access=r.AdminAccess,
         tolerations=tuple(_tol(t) for t in r.Tolerations or ()),
@@ -742,8 +744,8 @@ def to_class(c: Any) -> k.DeviceClass:
 
 def _attr(a: Any) -> Any:
     """A DeviceAttribute's value in kubesched's form: lists first, as upstream's
-    getAttributeValue; None for one without a value (the API server refuses it, so
-    kubesched's objects never have one)."""
+    getAttributeValue; None for one without a value (the API server and kubesched's loader
+    refuse it; the model keeps it for objects built directly, as here)."""
     for f in ("IntValues", "BoolValues", "StringValues", "VersionValues"):
         values = getattr(a, f)
         if values is not None:
@@ -773,8 +775,7 @@ def _device(d: Any) -> k.Device:
     caps = d.Capacity or {}
     return k.Device(
         name=d.Name,
-        attributes={n: v for n, a in (d.Attributes or {}).items()
-                    if (v := _attr(a)) is not None},
+        attributes={n: _attr(a) for n, a in (d.Attributes or {}).items()},
         capacity={n: c.Value for n, c in caps.items()},
         capacity_policies={n: p for n, c in caps.items()
                            if (p := _policy(c.RequestPolicy)) is not None},

@@ -4,9 +4,10 @@ Source: kubernetes ``staging/src/k8s.io/dynamic-resource-allocation/structured/i
 allocatortesting/allocator_testing.go`` at the staging mirror's commit 3d036712 (kubernetes
 dde51bfc, July 2026, v1.37 development: the newest stored; 219 cases). Every case of
 ``TestAllocator``'s table is here under its upstream name, written with the Go helpers'
-names (``_dra_gotypes``) so it can be read beside the Go file. Cases that need what
-kubesched does not implement, or whose input the API server refuses before an allocator
-sees it, are strict xfails naming why (they fail the run once they pass).
+names (``_dra_gotypes``) so it can be read beside the Go file. All pass. Like upstream's,
+some cases build objects the API server (and kubesched's loader) refuses — a selector
+without ``cel``, an attribute without a value — and the allocator answers them as
+upstream's does.
 """
 
 # ruff: noqa: E501, F403, F405
@@ -8169,34 +8170,6 @@ CASES: dict[str, Callable[[], Any]] = {
     "check-combinations-with-prioritized-list": _case_218,
 }
 
-# Upstream case -> why kubesched fails it (strict xfail: the run fails once it passes).
-XFAIL: dict[str, str] = {
-    "unknown-selector": "a selector without `cel` cannot reach the allocator: the API server "
-    "refuses it, and so does kubesched when it reads the claim (api/dra/validation.py)",
-    "with-distinct-constraints-unknown-type-attribute": "an attribute without a value cannot "
-    "reach the allocator: the API server refuses it, and so does kubesched when it reads "
-    "the ResourceSlice",
-} | {
-    name: "an attribute without a value or with an empty list cannot reach the allocator: "
-    "the API server refuses both (`exactly one value must be specified`, `must not be empty "
-    "if specified`), and so does kubesched when it reads the ResourceSlice "
-    "(tests/api/test_dra.py::test_list_attribute_refusals)"
-    for name in (
-        "list-attributes-match-constaint-with-empty-or-unknown-type",
-        "list-attributes-distinct-constaint-with-empty-or-unknown-type",
-    )
-}
-
-
-def _params() -> list[Any]:
-    return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=XFAIL[name]))
-        if name in XFAIL
-        else name
-        for name in CASES
-    ]
-
-
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", list(CASES))
 def test_allocator(name: str) -> None:
     run_case(CASES[name]())

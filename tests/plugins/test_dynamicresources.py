@@ -108,15 +108,24 @@ def claim(name: str = "my-pod-my-resource", *, allocated: bool = False, admin: b
 
 
 class FakeBackend:
-    """The API server's UpdateStatus on the handle's objects."""
+    """The API server's Update and UpdateStatus on the handle's objects."""
 
     def __init__(self, objects: dict[str, list[Any]]) -> None:
         self.objects = objects
-        self.writes: list[ResourceClaim] = []
+        self.writes: list[ResourceClaim] = []  # UpdateStatus
+        self.updates: list[ResourceClaim] = []  # Update
         self.events: list[tuple[str, str, str]] = []
 
     def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
         self.events.append((event_type, reason, message))
+
+    def update_resource_claim(self, c: ResourceClaim) -> ResourceClaim:
+        current = dra_index(self.objects).claim(c.namespace, c.name)
+        assert current is not None and current.uid == c.uid
+        new = dataclasses.replace(current, metadata=c.metadata)
+        replace_claim(self.objects, new)
+        self.updates.append(new)
+        return new
 
     def update_resource_claim_status(self, c: ResourceClaim) -> ResourceClaim:
         current = dra_index(self.objects).claim(c.namespace, c.name)

@@ -15,12 +15,14 @@ kubesched's framework has no PreBindPreFlight.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
 from tests.plugins.test_dynamicresources import ERR, POD_CLAIM, POD_TEMPLATE, UU, Run, U, code
 
+from kubesched.api.dra.store import replace_claim
 from kubesched.api.dra.types import (
     DELETE_PROTECTION_FINALIZER,
     AllocationResult,
@@ -31,10 +33,13 @@ from kubesched.api.scenario import load_scenario_text
 from kubesched.clock import VirtualClock
 from kubesched.config.features import FeatureGates
 from kubesched.framework.events import QueueingHint
+from kubesched.framework.interface import PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code
 from kubesched.plugins.dynamicresources.plugin import (
+    STATE_KEY,
     DynamicResources,
+    ScoreError,
     _NodeAllocation,
     _State,
     compute_score,
@@ -171,25 +176,63 @@ def scores(r: Run) -> tuple[dict[str, int], list[int]]:
 # ---------------------------------------------------------------- TestPlugin's cases
 
 
-@pytest.mark.parametrize("case", ["with-resources-has-finalizer",
-                                  "with-resources-finalizer-gets-removed",
-                                  "with-resources-finalizer-gets-added"])
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="kubesched does not model finalizers: ObjectMeta has none, and "
-                          "PreBind does not add resource.kubernetes.io/delete-protection "
-                          "before writing an allocation (upstream: a normal Update first)")
-def test_finalizer_cases(case: str) -> None:
+FINALIZED = (DELETE_PROTECTION_FINALIZER,)
+
+
+def set_finalizers(r: Run, finalizers: tuple[str, ...]) -> None:
+    """The claim as stored, with other finalizers (another client's change)."""
+    c = r.claim()
+    replace_claim(r.objects, dataclasses.replace(
+        c, metadata=dataclasses.replace(c.metadata, finalizers=finalizers)))
+
+
+@pytest.mark.parametrize(("before", "at_pre_bind", "updates"), [
+    (FINALIZED, None, 0),  # set already: a scheduler interrupted after its Update
+    (FINALIZED, (), 1),  # removed between Reserve and PreBind: PreBind adds it again
+    ((), FINALIZED, 0),  # added between Reserve and PreBind: no second Update
+], ids=["with-resources-has-finalizer", "with-resources-finalizer-gets-removed",
+        "with-resources-finalizer-gets-added"])
+def test_finalizer_cases(before: tuple[str, ...], at_pre_bind: tuple[str, ...] | None,
+                         updates: int) -> None:
     r = Run(node(), POD_CLAIM, pending(), CLASS, slice_())
+    set_finalizers(r, before)
     assert r.pre_filter() is None and r.filter() == {"worker": None}
     assert r.plugin.reserve(r.state, r.pod, "worker") is None
     assert in_flight(r) == {"my-pod-my-resource": [("req-1", DRIVER, "worker")]}
+    # upstream's in-flight claim is the allocated one, finalizer included
+    assert [c.metadata.finalizers for c in r.handle.dra.in_flight.values()] == [FINALIZED]
+    if at_pre_bind is not None:
+        set_finalizers(r, at_pre_bind)
     assert r.plugin.pre_bind(r.state, r.pod, "worker") is None
     assert results(r.claim()) == [("req-1", DRIVER, "worker")]
     assert reserved(r.claim()) == MY_POD
-    # the part kubesched lacks: the claim holds the finalizer after PreBind, whatever
-    # the claim had before (set, removed or added before PreBind)
-    finalizers: list[str] = r.claim().metadata.finalizers  # type: ignore[attr-defined]
-    assert finalizers == [DELETE_PROTECTION_FINALIZER]
+    assert r.claim().metadata.finalizers == FINALIZED
+    # the finalizer is written by a normal Update, only when the claim lacks it
+    assert len(r.backend.updates) == updates
+
+
+def test_finalizer_added_to_the_claims_finalizers() -> None:
+    # kubesched's: another client's finalizer stays, the scheduler's goes after it
+    r = Run(node(), POD_CLAIM, pending(), CLASS, slice_())
+    set_finalizers(r, ("example.com/keep",))
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.schedule() is None
+    assert r.claim().metadata.finalizers == ("example.com/keep", DELETE_PROTECTION_FINALIZER)
+
+
+def test_finalizer_update_fails() -> None:
+    # kubesched's: a failed Update is PreBind's error, and no allocation is written
+    r = Run(node(), POD_CLAIM, pending(), CLASS, slice_())
+    assert r.pre_filter() is None and r.filter() == {"worker": None}
+    assert r.plugin.reserve(r.state, r.pod, "worker") is None
+
+    def refuse(c: ResourceClaim) -> ResourceClaim:
+        raise RuntimeError("conflict")
+    r.backend.update_resource_claim = refuse  # type: ignore[method-assign]
+    assert code(r.plugin.pre_bind(r.state, r.pod, "worker")) == (ERR, (
+        "add finalizer to claim default/my-pod-my-resource: conflict",))
+    assert r.claim().allocation is None and r.backend.writes == []
+    assert in_flight(r) == {}
 
 
 def test_class_parameters_cel_runtime_error() -> None:
@@ -444,20 +487,34 @@ def test_compute_score(claims: list[list[tuple[str, int]]], allocations: list[li
     assert compute_score(s, found) == want
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="upstream's computeScore pairs the i-th claim of all the pod's claims "
-                          "with the i-th allocation result and fails when there are fewer "
-                          "results (an allocated claim beside pending ones: Score's error "
-                          "aborts the cycle); kubesched scores an allocated claim from its "
-                          "allocation and a pending one from its result, and has no error")
 def test_compute_score_more_claims_than_allocations() -> None:
+    # upstream's computeScore (as fixed): claims needing allocation without a trial result
     s = _State(claims=[prioritized(("req-1", 1)), prioritized(("req-2", 1))])
-    try:
+    with pytest.raises(ScoreError, match=r"^number of allocations 0 is smaller than number "
+                                         r"of claims needing allocation$"):
         compute_score(s, _NodeAllocation({}))
-    except Exception as e:  # upstream: "number of allocations 0 is smaller than number of claims"
-        assert "smaller than number of claims" in str(e)
-        return
-    raise AssertionError("no error for more claims than allocations")
+
+
+def test_compute_score_allocated_beside_pending() -> None:
+    # the fix's case: an allocated claim counts with its own allocation, the pending one
+    # with the node's result (before the fix: "number of allocations 1 is smaller than
+    # number of claims" for such a pod — the pod stayed pending)
+    done = dataclasses.replace(prioritized(("req-1", 2)), allocation=alloc("req-1/subreq-2"))
+    s = _State(claims=[done, prioritized(("req-2", 1))])
+    assert compute_score(s, _NodeAllocation({1: alloc("req-2/subreq-1")})) == 7 + 8
+
+
+def test_score_error_fails_the_cycle_and_score_is_off_without_prioritized_lists() -> None:
+    r = Run(node(), POD_TWO_CLAIMS)
+    s = _State(claims=[prioritized(("req-1", 1)), prioritized(("req-2", 1))],
+               node_allocations={"worker": _NodeAllocation({})})
+    r.state.write(STATE_KEY, s)
+    with pytest.raises(PluginError, match=r'^running Score plugins: plugin "DynamicResources" '
+                                          r"failed with: number of allocations 0"):
+        r.plugin.score(r.state, r.pod, NodeInfo(r.nodes[0]))
+    off = Run(node(), POD_TWO_CLAIMS, gates={"DRAPrioritizedList": False})
+    off.state.write(STATE_KEY, s)
+    assert off.plugin.score(off.state, off.pod, NodeInfo(off.nodes[0])) == 0
 
 
 # ---------------------------------------------------------------- TestNormalizeScore
@@ -518,10 +575,9 @@ def one(text: str) -> ResourceClaim:
          "uid: my-pod-my-resource", "uid: my-pod-my-resource123"), QueueingHint.SKIP),
     (POD_CLAIM, [pending()], None, pending(), QueueingHint.QUEUE),
     (POD_CLAIM, [pending()], "not-a-claim", pending(), TypeError),
-    # skip-adding-finalizer: kubesched has no finalizers; another metadata change stands in
-    (POD_CLAIM, [pending()], pending(), pending().replace("namespace: default,",
-                                                          "namespace: default, labels: {a: b},"),
-     QueueingHint.SKIP),
+    (POD_CLAIM, [pending()], pending(), pending().replace(
+        "namespace: default,", "namespace: default, finalizers: "
+        f"[{DELETE_PROTECTION_FINALIZER}],"), QueueingHint.SKIP),
     (POD_CLAIM, [pending()], pending(), pending(status=(
         "status:\n  allocation: {devices: {results: []}}\n")), QueueingHint.QUEUE),
     (POD_CLAIM, [pending(), OTHER_ALLOCATED], OTHER_ALLOCATED,

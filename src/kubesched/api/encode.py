@@ -50,6 +50,7 @@ def encode_meta(m: ObjectMeta) -> dict[str, Any]:
         "generation": m.generation or None,
         "creationTimestamp": _time(m.creation_timestamp),
         "deletionTimestamp": _time(m.deletion_timestamp),
+        "finalizers": list(m.finalizers),
         "labels": dict(m.labels),
         "annotations": dict(m.annotations),
         "ownerReferences": [_prune({"kind": o.kind,

@@ -285,6 +285,7 @@ def parse_meta(d: Any, *, namespaced: bool = True, path: str = "metadata") -> Ob
         annotations=_str_map(d.get("annotations"), f"{path}.annotations"),
         creation_timestamp=parse_time(d.get("creationTimestamp"), f"{path}.creationTimestamp"),
         deletion_timestamp=parse_time(d.get("deletionTimestamp"), f"{path}.deletionTimestamp"),
+        finalizers=_str_list(d.get("finalizers"), f"{path}.finalizers"),
         owner_references=parse_owner_references(d.get("ownerReferences"),
                                                 f"{path}.ownerReferences"),
         resource_version="" if rv is None else str(rv),

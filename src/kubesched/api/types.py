@@ -53,6 +53,8 @@ class ObjectMeta:
     annotations: dict[str, str] = field(default_factory=dict)
     creation_timestamp: float | None = None  # seconds since the epoch
     deletion_timestamp: float | None = None
+    # a tuple: copies of an object share their metadata's containers until replaced
+    finalizers: tuple[str, ...] = ()
     owner_references: list[OwnerReference] = field(default_factory=list)
     resource_version: str = ""
     generation: int = 0

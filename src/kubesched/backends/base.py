@@ -56,6 +56,12 @@ class Backend(Protocol):
         reservedFor) on the claim of the same name and uid; returns the stored object;
         raises when the claim is gone or was replaced."""
 
+    def update_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        """``ResourceClaims(ns).Update``: store ``claim``'s metadata (PreBind adds the
+        delete-protection finalizer this way before it writes an allocation) on the claim
+        of the same name and uid, its status untouched; returns the stored object; raises
+        when the claim is gone or was replaced."""
+
     # ... and, for extended resources backed by DRA (DRAExtendedResource), create and
     # delete the pod's special claim and record it in the pod's status.
     def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:

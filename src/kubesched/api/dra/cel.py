@@ -350,6 +350,10 @@ def device_input(driver: str, attributes: Mapping[str, Any],
     off (the field is then unknown to CEL)."""
     attrs: dict[str, dict[str, Any]] = {}
     for name, value in attributes.items():
+        if value is None:
+            # an attribute without a value (only in objects built directly: the loader
+            # refuses it): the device cannot be evaluated, as upstream's getAttributeValue
+            raise CelRuntimeError(f"attribute {name}: unsupported attribute value")
         domain, ident = split_qualified_name(name, driver)
         # a list attribute (DRAListTypeAttributes) is a CEL list of its values
         attrs.setdefault(domain, {})[ident] = (

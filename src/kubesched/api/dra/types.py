@@ -152,7 +152,11 @@ AttributeValue = AttributeScalar | tuple[AttributeScalar, ...]
 @dataclass(frozen=True, slots=True)
 class Device:
     name: str
-    attributes: dict[str, AttributeValue] = field(default_factory=dict)
+    # None: an attribute without a value (upstream: a DeviceAttribute with no field set).
+    # The API server and kubesched's loader refuse one; only objects built directly (as
+    # upstream's allocator tests build them) carry it, and CEL then fails on the device
+    # as upstream's ("unsupported attribute value")
+    attributes: dict[str, AttributeValue | None] = field(default_factory=dict)
     # the capacities' values, as CEL sees them; their request policies are kept apart
     # (only the allocator's capacity accounting reads those)
     capacity: dict[str, Fraction] = field(default_factory=dict)
@@ -193,6 +197,8 @@ class DeviceSubRequest:
 
     name: str
     device_class_name: str
+    # CEL expressions; "" for a selector without `cel` (upstream: CEL nil, an unknown future
+    # selector type), which the loader refuses (`is required`) and the allocator too
     selectors: tuple[str, ...] = ()
     allocation_mode: str = EXACT_COUNT
     count: int = 1
@@ -495,7 +501,8 @@ def _device(v: Any, p: str) -> Device:
         p_body = f"{p}.basic"
     else:
         p_body = p
-    attrs = {str(k): _attribute(a, f"{p_body}.attributes[{k}]")
+    attrs: dict[str, AttributeValue | None] = {
+        str(k): _attribute(a, f"{p_body}.attributes[{k}]")
              for k, a in _dict(body.get("attributes"), f"{p_body}.attributes").items()}
     consumes = tuple(
         DeviceCounterConsumption(

@@ -482,6 +482,32 @@ class KubeBackend:
             self.claim_written(stored)
         return stored
 
+    def update_resource_claim(self, claim: Any) -> Any:
+        """DynamicResources' ``ResourceClaims(ns).Update``: the claim's finalizers (PreBind's
+        delete protection) written onto the stored claim."""
+        from kubesched.api.dra.types import parse_resource_claim
+
+        if self.dry_run:
+            log.info("dry-run: would update the finalizers of ResourceClaim %s", claim.key,
+                     extra={"kv": {"claim": claim.key, "dryRun": True}})
+            return claim
+        path = f"{self._claims_path(claim.metadata.namespace)}/{claim.metadata.name}"
+        raw = self.client.request("GET", path)
+        md = raw.setdefault("metadata", {})
+        if md.get("uid") and claim.metadata.uid and md["uid"] != claim.metadata.uid:
+            raise BindError(f'resourceclaims.resource.k8s.io "{claim.metadata.name}" was '
+                            "replaced", conflict=True)
+        md.pop("managedFields", None)
+        md["finalizers"] = list(claim.metadata.finalizers) or None
+        try:
+            new = self.client.request("PUT", path, body=raw)
+        except ApiError as e:
+            raise BindError(e.message, conflict=e.status == 409) from None
+        stored = parse_resource_claim(new)
+        if self.claim_written is not None:
+            self.claim_written(stored)
+        return stored
+
     def _claims_path(self, namespace: str) -> str:
         return f"/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims"
 
@@ -509,10 +535,31 @@ class KubeBackend:
         return stored
 
     def delete_resource_claim(self, claim: Any) -> None:
+        """upstream's deleteClaim: the delete-protection finalizer (PreBind's) removed by an
+        Update, retried on a conflict as ``retry.DefaultRetry`` (5 tries), then Delete —
+        else the claim would wait, deleting, for the resourceclaim controller."""
+        from kubesched.api.dra.types import DELETE_PROTECTION_FINALIZER
+
         if self.dry_run:
             return
+        path = f"{self._claims_path(claim.namespace)}/{claim.name}"
         try:
-            self.client.request("DELETE", f"{self._claims_path(claim.namespace)}/{claim.name}")
+            for attempt in range(5):
+                raw = self.client.request("GET", path)
+                md = raw.setdefault("metadata", {})
+                finalizers = md.get("finalizers") or []
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    break
+                md["finalizers"] = [f for f in finalizers
+                                    if f != DELETE_PROTECTION_FINALIZER] or None
+                md.pop("managedFields", None)
+                try:
+                    self.client.request("PUT", path, body=raw)
+                    break
+                except ApiError as e:
+                    if e.status != 409 or attempt == 4:
+                        raise
+            self.client.request("DELETE", path)
         except ApiError as e:
             if e.status != 404:
                 raise BindError(e.message) from None

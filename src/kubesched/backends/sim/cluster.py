@@ -347,6 +347,20 @@ class SimCluster:
         self.faults.claim_written(new)
         return dra_index(objects).claim(new.namespace, new.name) or new
 
+    def update_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        objects = self.scheduler.handle.objects
+        current = dra_index(objects).claim(claim.namespace, claim.name)
+        if current is None or current.uid != claim.uid:
+            raise BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        # an Update of the main resource: metadata changes, the status is the stored one
+        # (the spec is immutable)
+        new = with_status(current, metadata=copy.copy(claim.metadata))
+        self._resource_version += 1
+        new.metadata.resource_version = str(self._resource_version)
+        replace_claim(objects, new)
+        self._push(self.clock.now(), _STORAGE, (current, new))
+        return dra_index(objects).claim(new.namespace, new.name) or new
+
     def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
         objects = self.scheduler.handle.objects
         if dra_index(objects).claim(claim.namespace, claim.name) is not None:

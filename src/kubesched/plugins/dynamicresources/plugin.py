@@ -39,6 +39,7 @@ from kubesched.api.dra.store import (
     with_status,
 )
 from kubesched.api.dra.types import (
+    DELETE_PROTECTION_FINALIZER,
     AllocatedDeviceStatus,
     AllocationResult,
     DeviceClass,
@@ -69,6 +70,7 @@ from kubesched.framework.interface import (
     EnqueueExtensions,
     FilterPlugin,
     NodeList,
+    PluginError,
     PostFilterPlugin,
     PreBindPlugin,
     PreEnqueuePlugin,
@@ -678,13 +680,22 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        # without prioritized lists there is nothing to rank (upstream, since the fix of
+        # computeScore: Score returns 0 with the gate off)
+        if not feature_enabled(self.handle, "DRAPrioritizedList"):
+            return 0
         s = self._state(state)
         if s is None or node_info.node is None:
             return 0
         found = s.node_allocations.get(node_info.node.name)
         if found is None:
             return 0
-        return compute_score(s, found)
+        try:
+            return compute_score(s, found)
+        except ScoreError as e:
+            # the framework's wording of a Score error (RunScorePlugins)
+            raise PluginError(f'running Score plugins: plugin "{self.name}" failed with: '
+                              f"{e}") from None
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
                     ) -> np.ndarray:
@@ -733,8 +744,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 claim = s.claims[i]
                 if i == s.extended and found.extended_claim is not None:
                     claim = found.extended_claim
-                dra.signal_claim_pending_allocation(claim.uid,
-                                                    with_status(claim, allocation=result))
+                # the claim as PreBind will write it (upstream: "let's make it realistic")
+                dra.signal_claim_pending_allocation(
+                    claim.uid, with_status(protected(claim), allocation=result))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -861,6 +873,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if current.allocation is not None:
                     raise RuntimeError(f"claim {claim.key} got allocated elsewhere in the "
                                        "meantime")
+                if DELETE_PROTECTION_FINALIZER not in current.metadata.finalizers:
+                    # the finalizer keeps the claim (and its devices) from being deleted
+                    # while allocated; the API server takes metadata only in a normal
+                    # Update, so it goes first (kept when a previous attempt added it)
+                    try:
+                        current = self._backend_call("update_resource_claim")(
+                            protected(current))
+                    except Exception as e:
+                        raise RuntimeError(f"add finalizer to claim {claim.key}: {e}"
+                                           ) from None
                 current = with_status(current, allocation=allocation)
             current = with_status(current, reserved_for=(
                 *current.reserved_for, pod_reference(pod.name, pod.uid)))
@@ -906,6 +928,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return created
 
 
+def protected(claim: ResourceClaim) -> ResourceClaim:
+    """``claim`` holding the delete-protection finalizer."""
+    if DELETE_PROTECTION_FINALIZER in claim.metadata.finalizers:
+        return claim
+    meta = copy.copy(claim.metadata)
+    meta.finalizers = (*meta.finalizers, DELETE_PROTECTION_FINALIZER)
+    return with_status(claim, metadata=meta)
+
+
 def _claims_for_node(s: _State, extended: ResourceClaim | None
                      ) -> tuple[list[int], list[ResourceClaim]]:
     """The claims to allocate on one node, with their indices: the special claim as this
@@ -917,15 +948,24 @@ def _claims_for_node(s: _State, extended: ResourceClaim | None
     return indices, claims
 
 
+class ScoreError(Exception):
+    """computeScore's error: a claim to allocate has no trial result on the node."""
+
+
 def compute_score(s: _State, found: _NodeAllocation) -> int:
     """computeScore: Σ over the pod's claims of (FirstAvailableDeviceRequestMaxSize − rank)
-    for every subrequest allocated; allocated claims count with their allocation. (The
-    special claim has no prioritized lists, so it adds nothing.)"""
+    for every subrequest allocated; allocated claims count with their allocation, the others
+    with the node's trial result, in order (upstream's fix made on kubernetes 60286041, 1.37
+    development; before it, the i-th claim was paired with the i-th result). (The special
+    claim has no prioritized lists, so it adds nothing.)"""
     score = 0
     for i, claim in enumerate(s.claims):
         allocation = claim.allocation if claim.allocation is not None else found.results.get(i)
         if allocation is None:
-            continue
+            if i == s.extended and found.extended_claim is None:
+                continue  # left out where device plugins serve it (see _claims_for_node)
+            raise ScoreError(f"number of allocations {len(found.results)} is smaller than "
+                             "number of claims needing allocation")
         chosen = {r.request for r in allocation.results if "/" in r.request}
         for req in claim.spec.requests:
             for rank, sub in enumerate(req.first_available):

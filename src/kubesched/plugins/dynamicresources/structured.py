@@ -686,6 +686,10 @@ class _Run:
 
     def _validate(self, ci: int, req: DeviceSubRequest, parent: str | None) -> _RequestData:
         claim = self.claims[ci]
+        for i, expr in enumerate(req.selectors):
+            if not expr:
+                raise AllocationError(f"claim {kobj(claim)}, request {req.name}, selector "
+                                      f"#{i}: CEL expression empty (unsupported selector type?)")
         if not self.a.features.admin_access and req.admin_access is not None:
             raise AllocationError(f"claim {kobj(claim)}, request {req.name}: admin access is "
                                   "requested, but the feature is disabled")
