@@ -451,7 +451,6 @@ class KubeBackend:
     def update_resource_claim_status(self, claim: Any) -> Any:
         """DynamicResources' ``ResourceClaims(ns).UpdateStatus``: the allocation and
         reservedFor written onto the stored claim's status subresource."""
-        from kubesched.api.dra.types import parse_resource_claim
         from kubesched.api.encode import encode_claim_status
 
         if self.dry_run:
@@ -463,34 +462,33 @@ class KubeBackend:
                 self.claim_written(claim)
             return claim
 
-        path = (f"/apis/resource.k8s.io/v1/namespaces/{claim.metadata.namespace}"
-                f"/resourceclaims/{claim.metadata.name}")
-        raw = self.client.request("GET", path)
-        md = raw.get("metadata", {})
-        if md.get("uid") and claim.metadata.uid and md["uid"] != claim.metadata.uid:
-            raise BindError(f'resourceclaims.resource.k8s.io "{claim.metadata.name}" was '
-                            "replaced", conflict=True)
-        md.pop("managedFields", None)
-        raw["status"] = {**raw.get("status", {}), **{"allocation": None, "reservedFor": None},
-                         **encode_claim_status(claim)}
-        try:
-            new = self.client.request("PUT", path + "/status", body=raw)
-        except ApiError as e:
-            raise BindError(e.message, conflict=e.status == 409) from None
-        stored = parse_resource_claim(new)
-        if self.claim_written is not None:
-            self.claim_written(stored)
-        return stored
+        def status(raw: dict[str, Any]) -> str:
+            raw["status"] = {**raw.get("status", {}),
+                             **{"allocation": None, "reservedFor": None},
+                             **encode_claim_status(claim)}
+            return "/status"
+
+        return self._put_claim(claim, status)
 
     def update_resource_claim(self, claim: Any) -> Any:
         """DynamicResources' ``ResourceClaims(ns).Update``: the claim's finalizers (PreBind's
         delete protection) written onto the stored claim."""
-        from kubesched.api.dra.types import parse_resource_claim
-
         if self.dry_run:
             log.info("dry-run: would update the finalizers of ResourceClaim %s", claim.key,
                      extra={"kv": {"claim": claim.key, "dryRun": True}})
             return claim
+
+        def finalizers(raw: dict[str, Any]) -> str:
+            raw["metadata"]["finalizers"] = list(claim.metadata.finalizers) or None
+            return ""
+
+        return self._put_claim(claim, finalizers)
+
+    def _put_claim(self, claim: Any, change: Callable[[dict[str, Any]], str]) -> Any:
+        """Read the stored claim, refuse a replaced one (another uid), let ``change`` edit it
+        and name the subresource, write it back; the stored claim goes to the cache."""
+        from kubesched.api.dra.types import parse_resource_claim
+
         path = f"{self._claims_path(claim.metadata.namespace)}/{claim.metadata.name}"
         raw = self.client.request("GET", path)
         md = raw.setdefault("metadata", {})
@@ -498,9 +496,8 @@ class KubeBackend:
             raise BindError(f'resourceclaims.resource.k8s.io "{claim.metadata.name}" was '
                             "replaced", conflict=True)
         md.pop("managedFields", None)
-        md["finalizers"] = list(claim.metadata.finalizers) or None
         try:
-            new = self.client.request("PUT", path, body=raw)
+            new = self.client.request("PUT", path + change(raw), body=raw)
         except ApiError as e:
             raise BindError(e.message, conflict=e.status == 409) from None
         stored = parse_resource_claim(new)
