@@ -169,6 +169,10 @@ class Backend:
         replace_claim(self.objects, c)
         return c
 
+    def update_resource_claim(self, c: Any) -> Any:  # PreBind's delete-protection finalizer
+        replace_claim(self.objects, c)
+        return c
+
     def record_event(self, pod: Any, event_type: str, reason: str, message: str) -> None:
         pass
 
