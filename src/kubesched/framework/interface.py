@@ -62,6 +62,17 @@ class BatchStatus:
         out.fail(fail, code, reasons)
         return out
 
+    @classmethod
+    def from_statuses(cls, statuses: Sequence[Status | None]) -> BatchStatus:
+        """The batch form of per-node verdicts (a plugin falling back to its Filter)."""
+        out = cls.success(len(statuses))
+        for k, st in enumerate(statuses):
+            if st is not None and not st.is_success():
+                mask = np.zeros(len(statuses), dtype=bool)
+                mask[k] = True
+                out.fail(mask, st.code, st.reasons)
+        return out
+
     def fail(self, mask: np.ndarray, code: Code | np.ndarray, reasons: tuple[str, ...]) -> None:
         """Mark the still-passing candidates in ``mask`` as failing with ``reasons``."""
         mask = mask & (self.codes == 0)

@@ -332,13 +332,9 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                 return out
             base = None
         if base is None or not self._independent(state):
-            for k, i in enumerate(rows):  # in-tree migration: per node, as Filter
-                st = self._filter_node(state, pod, infos[i], index)
-                if st is not None and not st.is_success():
-                    mask = np.zeros(n, dtype=bool)
-                    mask[k] = True
-                    out.fail(mask, st.code, st.reasons)
-            return out
+            # in-tree migration: per node, as Filter
+            return BatchStatus.from_statuses([self._filter_node(state, pod, infos[i], index)
+                                              for i in rows])
         if not base:
             return out
         base_count = Counter(base.values())

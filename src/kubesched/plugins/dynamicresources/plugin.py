@@ -564,15 +564,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def _filter_each(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
                      ) -> BatchStatus:
-        out = BatchStatus.success(len(idx))
         infos = snapshot.node_infos
-        for k, row in enumerate(idx.tolist()):
-            st = self.filter(state, pod, infos[row])
-            if st is not None and not st.is_success():
-                mask = np.zeros(len(idx), dtype=bool)
-                mask[k] = True
-                out.fail(mask, st.code, st.reasons)
-        return out
+        return BatchStatus.from_statuses([self.filter(state, pod, infos[row])
+                                          for row in idx.tolist()])
 
     def explain_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """For ``explain``: why the claims to allocate do not fit ``node_info``'s node (the

@@ -328,15 +328,9 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
 
     def _loop(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
               ) -> BatchStatus:
-        out = BatchStatus.success(len(idx))
         infos = snapshot.node_infos
-        for k, i in enumerate(idx.tolist()):
-            st = self.filter(state, pod, infos[i])
-            if st is not None and not st.is_success():
-                mask = np.zeros(len(idx), dtype=bool)
-                mask[k] = True
-                out.fail(mask, st.code, st.reasons)
-        return out
+        return BatchStatus.from_statuses([self.filter(state, pod, infos[i])
+                                          for i in idx.tolist()])
 
     # ------------------------------------------------------------------ PreScore / Score
 
