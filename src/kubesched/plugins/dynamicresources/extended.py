@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from kubesched.api.dra.types import (
     EXACT_COUNT,
@@ -46,6 +47,7 @@ EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 SPECIAL_CLAIM_NAME = "<extended-resources>"
 
 
+@lru_cache(maxsize=4096)
 def is_dra_extended_resource_name(name: str) -> bool:
     """``schedutil.IsDRAExtendedResourceName``: an extended resource name, or an implicit
     one (``deviceclass.resource.kubernetes.io/…`` counts as native by its domain, so the

@@ -47,7 +47,11 @@ from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
-from kubesched.plugins.noderesources.dra_extended import DraScoreState, pre_score_dra
+from kubesched.plugins.noderesources.dra_extended import (
+    DraScoreState,
+    dra_scored_names,
+    pre_score_dra,
+)
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceSpec,
@@ -160,6 +164,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         self.scorer = ResourceAllocationScorer(
             NAME, resources, use_requested=True,
             scorer_py=balanced_resource_scorer, scorer_np=balanced_resource_scorer_np)
+        self._dra_scored = dra_scored_names(r.name for r in resources)
         # v1.36 (kubernetes#135573): score the change in balance, not the balance after.
         version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
         self.score_change = at_least(version, "1.36")
@@ -181,7 +186,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
 
     def _with_dra(self, pod_requests: tuple[int, ...]) -> _PreScoreState:
         return _PreScoreState(pod_requests,
-                              pre_score_dra(self.handle, (r.name for r in self.resources)))
+                              pre_score_dra(self.handle, self._dra_scored))
 
     def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState | None:
         s = state.read(PRE_SCORE_STATE_KEY)

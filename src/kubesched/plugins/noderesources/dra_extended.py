@@ -15,7 +15,7 @@ upstream's logged error does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.api.dra.cel import CelCompileError, CelRuntimeError, compile_selector, device_input
@@ -114,9 +114,17 @@ def dra_score_state(objects: Mapping[str, list[Any]] | None, dra: Any,
     return DraScoreState(classes, allocated, list(idx.slices))
 
 
-def pre_score_dra(handle: Handle | None, resources: Iterable[str]) -> DraScoreState | None:
+def pre_score_dra(handle: Handle | None, resources: Sequence[str]) -> DraScoreState | None:
     """PreScore's part for NodeResourcesFit and NodeResourcesBalancedAllocation: the state
-    for the scored ``resources`` while DRAExtendedResource is on."""
-    if handle is None or not feature_enabled(handle, "DRAExtendedResource"):
+    for the scored ``resources`` while DRAExtendedResource is on. ``resources`` may be just
+    the scored names ``is_dra_extended_resource_name`` accepts (``dra_scored_names``): the
+    others are never looked up."""
+    if not resources or handle is None or not feature_enabled(handle, "DRAExtendedResource"):
         return None
     return dra_score_state(handle.objects, handle.dra, resources)
+
+
+def dra_scored_names(resources: Iterable[str]) -> tuple[str, ...]:
+    """The scored resources a DeviceClass could back: with cpu and memory, as by default,
+    none, and PreScore skips the DRA lookup for every pod."""
+    return tuple(r for r in resources if is_dra_extended_resource_name(r))

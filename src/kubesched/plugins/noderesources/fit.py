@@ -65,7 +65,11 @@ from kubesched.plugins.dynamicresources.extended import (
 )
 from kubesched.plugins.helper import is_extended_resource_name, is_scalar_resource_name
 from kubesched.plugins.noderesources.allocated import least_resource_scorer, most_resource_scorer
-from kubesched.plugins.noderesources.dra_extended import DraScoreState, pre_score_dra
+from kubesched.plugins.noderesources.dra_extended import (
+    DraScoreState,
+    dra_scored_names,
+    pre_score_dra,
+)
 from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
     parse_shape,
     requested_to_capacity_ratio_scorer,
@@ -183,6 +187,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         else:
             resources = parse_resource_specs(None)
         self.resources = resources
+        self._dra_scored = dra_scored_names(r.name for r in resources)
         if self.strategy_type == LEAST_ALLOCATED:
             py, np_ = least_resource_scorer(resources)
         elif self.strategy_type == MOST_ALLOCATED:
@@ -311,7 +316,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
 
     def _compute_pre_score(self, pod: Pod) -> _PreScoreState:
         return _PreScoreState(self.scorer.pod_requests(pod),
-                              pre_score_dra(self.handle, (r.name for r in self.resources)))
+                              pre_score_dra(self.handle, self._dra_scored))
 
     def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState:
         if not self.resources:
