@@ -4,14 +4,15 @@ TestNodeResourcesBalancedAllocation: the v1.35 expected values (reference §9: t
 (kubernetes#135573: ``50 + (50 + with − without) / 2``). The v1.36 values are upstream's
 table (the stored ``balanced_allocation_test.go`` with TestBalancedAllocationSignPod and
 ktesting, read in December 2026: all seven CPU/memory/GPU cases, with and without PreScore,
-match); its two DRA extended-resource rows are not ported (extended resources backed by a
-DeviceClass are not handled: differences.md)."""
+match), its two DRA extended-resource rows included (a DeviceClass naming the extended
+resource, eight devices on node1, none on node2: 1.35 gives 62/63, 1.36 gives 76/75)."""
 
 from __future__ import annotations
 
 import pytest
 from _plugtest_util import make_node_milli, make_pod, run_scores, snapshot
 
+from kubesched.api.scenario import load_scenario_text
 from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
@@ -83,6 +84,49 @@ def test_node_resources_balanced_allocation(case, pre_score, version) -> None:
     got = run_scores(BalancedAllocation(args, handle(version)), make_pod(reqs=reqs),
                      snapshot(node_list, pods), pre_score=pre_score)
     assert got == want["1.35" if version == "1.35" else "1.36"]
+
+
+# upstream's extendedResourceName / deviceClassWithExtendResourceName (fit_test.go) and the
+# rows' ResourceSlice: st.MakeResourceSlice("node1", "test-driver") with device-1 … device-8
+DRA_RESOURCE = "extended.resource.dra.io/something"
+DRA_OBJECTS = f"""
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: device-class-name}}
+spec: {{extendedResourceName: {DRA_RESOURCE}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: node1-test-driver}}
+spec:
+  driver: test-driver
+  nodeName: node1
+  pool: {{name: node1, resourceSliceCount: 1}}
+  devices: [{", ".join(f"{{name: device-{i}}}" for i in range(1, 9))}]
+"""
+WITH_DRA = {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                          {"name": DRA_RESOURCE, "weight": 1}]}
+
+
+@pytest.mark.parametrize(("version", "gates", "want"), [
+    ("1.35", (("DRAExtendedResource", True),), [62, 63]),
+    ("1.36", (), [76, 75]),
+    ("1.37", (), [76, 75]),
+])
+@pytest.mark.parametrize("pre_score", [True, False], ids=["prescore", "no-prescore"])
+def test_dra_extended_resource_rows(version, gates, want, pre_score) -> None:
+    """The rows "include DRA resource on a node for balanced resource allocation" (with and
+    without PreScore): node1's devices count as the resource (0 -> 1 of 8), node2 has none,
+    so the resource is left out there. Upstream turns DRAExtendedResource on for them; it is
+    beta-on from 1.36."""
+    objects = load_scenario_text(DRA_OBJECTS).objects
+    node_list = nodes(("node1", 3500, 40000, None), ("node2", 3500, 40000, None))
+    pods = [make_pod(reqs=CPU_ONLY, node="node1"), make_pod(reqs=CPU_AND_MEMORY, node="node2")]
+    plugin = BalancedAllocation(WITH_DRA, Handle(objects=objects,
+                                                 features=FeatureGates(version, gates)))
+    got = run_scores(plugin, make_pod(reqs=[{DRA_RESOURCE: "1"}]), snapshot(node_list, pods),
+                     pre_score=pre_score)
+    assert got == want
 
 
 def test_balance_change_formula() -> None:
