@@ -223,7 +223,9 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             nodes = [snapshot.by_name[table.names[r]].node for r in idx]
             return self._score_rows(table, reqs, idx, s.dra, nodes)
         if type(table) is NodeTable:
-            return self._cache.scores(table, reqs, idx)
+            by_name, names = snapshot.by_name, table.names
+            return self._cache.scores(
+                table, reqs, idx, lambda r: self.score(state, pod, by_name[names[r]]))
         # A table with changed columns (an AdjustedTable) shares the real table's
         # generations, so its rows cannot be cached.
         return self._score_rows(table, reqs, idx)

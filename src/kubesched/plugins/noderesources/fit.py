@@ -55,6 +55,7 @@ from kubesched.framework.interface import (
     ScorePlugin,
 )
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -76,6 +77,7 @@ from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
 )
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
+    RowScoreCache,
     parse_resource_specs,
 )
 
@@ -200,6 +202,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             raise ValueError(f"scoring strategy {self.strategy_type} is not supported")
         self.scorer = ResourceAllocationScorer(self.strategy_type, resources,
                                                use_requested=False, scorer_py=py, scorer_np=np_)
+        # the batch Score keeps each row's score per request vector, as BalancedAllocation
+        self._cache = RowScoreCache(self._score_rows)
 
     # ------------------------------------------------------------------ PreFilter
 
@@ -334,9 +338,21 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                     idx: np.ndarray) -> np.ndarray:
         s = self._pre_score_state(state, pod)
         table = snapshot.table
-        nodes = ([snapshot.by_name[table.names[r]].node for r in idx]
-                 if s.dra is not None else [])
-        return self.scorer.score_table(table, idx, s.pod_requests, s.dra, nodes)
+        if s.dra is not None:
+            # device counts are not in the table's row versions: no cached rows
+            nodes = [snapshot.by_name[table.names[r]].node for r in idx]
+            return self.scorer.score_table(table, idx, s.pod_requests, s.dra, nodes)
+        if type(table) is NodeTable:
+            by_name, names, reqs = snapshot.by_name, table.names, s.pod_requests
+            return self._cache.scores(
+                table, reqs, idx, lambda r: self.scorer.score_node(by_name[names[r]], reqs))
+        # A table with changed columns (an AdjustedTable) shares the real table's
+        # generations, so its rows cannot be cached.
+        return self.scorer.score_table(table, idx, s.pod_requests)
+
+    def _score_rows(self, table: NodeTable, reqs: tuple[int, ...],
+                    idx: np.ndarray) -> np.ndarray:
+        return self.scorer.score_table(table, idx, reqs)
 
     # ------------------------------------------------------------------ queueing hints
 
