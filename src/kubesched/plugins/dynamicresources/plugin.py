@@ -218,6 +218,11 @@ class _State:
         return len(self.claims) > (0 if self.extended is None else 1)
 
 
+# The state of every pod without claims or mapped extended resources: PreScore, Reserve and
+# PreBind read it and find nothing to do, and nothing writes to a state without claims.
+_NO_CLAIMS = _State()
+
+
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
                        PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin,
                        EnqueueExtensions):
@@ -349,6 +354,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                    ) -> tuple[PreFilterResult | None, Status | None]:
         if not self.enabled:
             return None, skip()
+        if not pod.spec.pod_resource_claims and not any(
+                q and is_dra_extended_resource_name(n) for n, q in pod.requests.items()):
+            # most pods: no claim and nothing _pre_filter_extended could map, so Skip
+            # without looking at the DRA objects
+            state.write(STATE_KEY, _NO_CLAIMS)
+            return None, skip()
         s = _State()
         state.write(STATE_KEY, s)
         try:
@@ -356,11 +367,6 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                       if pod.spec.pod_resource_claims else [])
         except ClaimError as e:
             return None, unresolvable(str(e))
-        if not claims and not any(q and is_dra_extended_resource_name(n)
-                                  for n, q in pod.requests.items()):
-            # most pods: no claim and nothing _pre_filter_extended could map, so Skip
-            # without looking at the DRA objects
-            return None, skip()
         idx = dra_index(self._objects())
         extended = self._pre_filter_extended(s, pod, idx.claims.values(), idx.classes)
         if extended is not None:

@@ -211,7 +211,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         """The DeviceClassResolver's mapping, when some of ``names`` could be in it (empty
         while DRAExtendedResource is off)."""
         if not feature_enabled(self.handle, "DRAExtendedResource") or not any(
-                is_dra_extended_resource_name(n) for n in names):
+                map(is_dra_extended_resource_name, names)):
             return {}
         objects = self.handle.objects if self.handle is not None else None
         return class_mapping_of(dra_index(objects).classes)
@@ -219,9 +219,10 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
     def _compute_state(self, pod: Pod) -> _PreFilterState:
         checks = _fits_checks(pod.requests, self.ignored_resources,
                               self.ignored_resource_groups)
-        mapping = self._class_mapping(n for n, _ in checks)
-        return _PreFilterState(checks, tuple(insufficient_reason(n) for n, _ in checks),
-                               tuple(n in mapping for n, _ in checks))
+        names = [n for n, _ in checks]
+        mapping = self._class_mapping(names)
+        return _PreFilterState(checks, tuple(map(insufficient_reason, names)),
+                               tuple(n in mapping for n in names) if mapping else ())
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:
