@@ -14,11 +14,13 @@ UnschedulableAndUnresolvable when some failing resource's request exceeds the no
 allocatable (preemption cannot help). With DRAExtendedResource (alpha off 1.35, beta on 1.36,
 locked on 1.37) an extended resource some DeviceClass maps is left to DynamicResources on a
 node whose allocatable has none of it (``shouldDelegateResourceToDRA``); the mapping is read
-once per cycle at PreFilter. (Upstream's scoring of such resources, when a scoring strategy
-names them, is not implemented: the default strategies score cpu and memory only.)
+once per cycle at PreFilter. A scoring strategy naming such a resource scores the node's
+devices of the class (``dra_extended.py``).
 
 Score uses the configured strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
 through ``ResourceAllocationScorer`` with non-zero cpu / memory defaults. No NormalizeScore.
+The batch form keeps each row's score per request vector across cycles (``RowScoreCache``,
+as BalancedAllocation), except for pods whose scored resources DeviceClasses back.
 """
 
 from __future__ import annotations
