@@ -120,7 +120,6 @@ def is_native_resource(name: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-@lru_cache(maxsize=4096)
 def is_extended_resource_name(name: str) -> bool:
     """``v1helper.IsExtendedResourceName``: a fully-qualified name outside kubernetes.io/."""
     if is_native_resource(name) or name.startswith(REQUESTS_PREFIX):

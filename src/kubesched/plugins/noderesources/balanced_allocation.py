@@ -222,13 +222,9 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             # device counts are not in the table's row versions: no cached rows
             nodes = [snapshot.by_name[table.names[r]].node for r in idx]
             return self._score_rows(table, reqs, idx, s.dra, nodes)
-        if type(table) is NodeTable:
-            by_name, names = snapshot.by_name, table.names
-            return self._cache.scores(
-                table, reqs, idx, lambda r: self.score(state, pod, by_name[names[r]]))
-        # A table with changed columns (an AdjustedTable) shares the real table's
-        # generations, so its rows cannot be cached.
-        return self._score_rows(table, reqs, idx)
+        by_name, names = snapshot.by_name, table.names
+        return self._cache.scores(
+            table, reqs, idx, lambda r: self.score(state, pod, by_name[names[r]]))
 
     def _score_rows(self, table: NodeTable, reqs: tuple[int, ...], idx: np.ndarray,
                     dra: DraScoreState | None = None,

@@ -345,13 +345,9 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             # device counts are not in the table's row versions: no cached rows
             nodes = [snapshot.by_name[table.names[r]].node for r in idx]
             return self.scorer.score_table(table, idx, s.pod_requests, s.dra, nodes)
-        if type(table) is NodeTable:
-            by_name, names, reqs = snapshot.by_name, table.names, s.pod_requests
-            return self._cache.scores(
-                table, reqs, idx, lambda r: self.scorer.score_node(by_name[names[r]], reqs))
-        # A table with changed columns (an AdjustedTable) shares the real table's
-        # generations, so its rows cannot be cached.
-        return self.scorer.score_table(table, idx, s.pod_requests)
+        by_name, names, reqs = snapshot.by_name, table.names, s.pod_requests
+        return self._cache.scores(
+            table, reqs, idx, lambda r: self.scorer.score_node(by_name[names[r]], reqs))
 
     def _score_rows(self, table: NodeTable, reqs: tuple[int, ...],
                     idx: np.ndarray) -> np.ndarray:

@@ -249,6 +249,10 @@ class RowScoreCache:
 
     def scores(self, table: NodeTable, reqs: tuple[int, ...], idx: np.ndarray,
                one_row: OneRowScorer | None = None) -> np.ndarray:
+        if type(table) is not NodeTable:
+            # A table with changed columns (an AdjustedTable) shares the real table's
+            # generations, so its rows cannot be cached.
+            return self._scorer(table, reqs, idx)
         key = (table.table_id, table.node_version, len(table.resources))
         gen = table.row_version
         found = self._entries.get(reqs)
