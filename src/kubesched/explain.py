@@ -40,6 +40,8 @@ class ReadOnlyBackend:
     def delete_pod(self, pod: Pod, reason: str) -> None:
         raise RuntimeError("explain does not evict")
 
+    wait_for_volume_binding = False
+
     def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
         raise RuntimeError("explain does not bind volumes")
 

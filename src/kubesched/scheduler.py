@@ -21,13 +21,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from kubesched.api.types import Node, Pod, PodCondition
-from kubesched.backends.base import Backend
 from kubesched.cache.cache import Cache
 from kubesched.clock import Clock
 from kubesched.config import SchedulerConfiguration, default_config
 from kubesched.config.defaults import gated_profile
 from kubesched.framework import events as ev
 from kubesched.framework.adjusted import AdjustedSnapshot, NominatedPods
+from kubesched.framework.backend import Backend
 from kubesched.framework.batch import SortedScoredNodes
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.extender import (

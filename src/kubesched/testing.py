@@ -15,7 +15,9 @@ import numpy as np
 import yaml
 
 from kubesched.api.scenario import Scenario, load_scenario_text
+from kubesched.api.types import Node, Pod
 from kubesched.backends.sim.cluster import SimCluster, SimResult
+from kubesched.cache.cache import Cache
 from kubesched.config import SchedulerConfiguration, default_config, load_config
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import (
@@ -29,6 +31,7 @@ from kubesched.framework.interface import (
     ScoreBatch,
     ScorePlugin,
 )
+from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.loading import check_plugin_class
 
@@ -127,3 +130,17 @@ def assert_forms_agree(plugin: Plugin, scenario: ScenarioLike, pod: str) -> None
                                      f"{score}, batch {int(raw[i])}")
         if isinstance(plugin, NormalizeScore):
             plugin.normalize_score(state, target, raw.copy())
+
+
+def snapshot_from_nodes(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Snapshot:
+    """A snapshot of ``nodes`` (in upstream's tree order) with the assigned ``pods`` on
+    them, filled through a Cache as the scheduler fills its own: for a plugin's unit tests
+    and tools that ask a plugin about a cluster without running one."""
+    cache = Cache()
+    for n in nodes:
+        cache.add_node(n)
+    for p in pods:
+        cache.add_pod(p)
+    snap = Snapshot()
+    cache.update_snapshot(snap)
+    return snap

@@ -42,7 +42,7 @@ from kubesched.api.types import (
     PodSpec,
     PreferredSchedulingTerm,
 )
-from kubesched.framework.snapshot import Snapshot
+from kubesched.testing import snapshot_from_nodes
 
 
 def node(name: str = "n", **labels: str) -> Node:
@@ -414,7 +414,7 @@ def test_columnar_forms_agree_with_per_node(seed: int) -> None:
                 if seen:
                     nd.metadata.name = f"u{id(nd)}"
                 seen = True
-        snap = Snapshot.from_nodes(nodes, [])
+        snap = snapshot_from_nodes(nodes, [])
         table = snap.table
         infos = snap.node_infos
         idx = np.array(rng.sample(range(len(infos)), rng.randrange(len(infos) + 1)),

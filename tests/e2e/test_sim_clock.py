@@ -58,7 +58,7 @@ def test_simulator_refuses_a_binding_that_does_not_fit():
     scheduler's cache: a binding past allocatable is refused, not recorded."""
     import pytest
 
-    from kubesched.backends.base import BindError
+    from kubesched.framework.backend import BindError
 
     sim = SimCluster(load_scenario_text(NODE + pod("a", "1500m") + pod("b", "1"), "t.yaml"))
     sim.load()

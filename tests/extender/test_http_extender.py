@@ -19,6 +19,7 @@ from kubesched.config import load_config
 from kubesched.extender import HTTPExtender, build_extenders
 from kubesched.framework.extender import ExtenderError, Victims
 from kubesched.framework.snapshot import Snapshot
+from kubesched.testing import snapshot_from_nodes
 
 from .conftest import FakeExtender
 
@@ -54,7 +55,7 @@ spec:
 @pytest.fixture(scope="module")
 def world() -> tuple[Snapshot, Any]:
     scen = load_scenario_text(SCENARIO, "t.yaml")
-    snap = Snapshot.from_nodes(scen.nodes, [p for p in scen.pods if p.spec.node_name])
+    snap = snapshot_from_nodes(scen.nodes, [p for p in scen.pods if p.spec.node_name])
     pod = next(p for p in scen.pods if p.name == "web")
     return snap, pod
 

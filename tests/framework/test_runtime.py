@@ -21,6 +21,7 @@ from kubesched.framework.runtime import Framework
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status, skip, unresolvable, unschedulable
 from kubesched.plugins.prioritysort import PrioritySort
+from kubesched.testing import snapshot_from_nodes
 
 
 class Binder(BindPlugin):
@@ -116,7 +117,7 @@ def snapshot(n: int) -> Snapshot:
     nodes = [parse_node({"metadata": {"name": f"node-{i}"},
                          "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}}})
              for i in range(n)]
-    return Snapshot.from_nodes(nodes, [])
+    return snapshot_from_nodes(nodes, [])
 
 
 POD = parse_pod({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}})

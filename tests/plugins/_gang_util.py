@@ -9,6 +9,7 @@ from kubesched.api.types import GenericObject, Node, Pod
 from kubesched.config.features import parse_feature_gates
 from kubesched.framework.handle import Handle
 from kubesched.framework.snapshot import Snapshot
+from kubesched.testing import snapshot_from_nodes
 
 LABEL = "scheduling.x-k8s.io/pod-group"
 
@@ -78,4 +79,4 @@ def handle(pods: list[Pod], objects: list[GenericObject], *, version: str = "1.3
 
 
 def snapshot(nodes: list[Node], pods: list[Pod]) -> Snapshot:
-    return Snapshot.from_nodes(nodes, [p for p in pods if p.spec.node_name])
+    return snapshot_from_nodes(nodes, [p for p in pods if p.spec.node_name])

@@ -18,6 +18,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import NodeList, Plugin
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.testing import snapshot_from_nodes
 
 _ids = itertools.count()
 
@@ -96,7 +97,7 @@ def make_node_milli(name: str, milli_cpu: int, memory: int,
 
 
 def snapshot(nodes: list[Node], pods: list[Pod] | None = None) -> Snapshot:
-    return Snapshot.from_nodes(nodes, pods or [])
+    return snapshot_from_nodes(nodes, pods or [])
 
 
 def all_idx(snap: Snapshot) -> np.ndarray:

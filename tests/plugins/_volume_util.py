@@ -48,6 +48,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.testing import snapshot_from_nodes
 
 _ids = itertools.count()
 
@@ -170,7 +171,7 @@ def objects(*objs: Any) -> dict[str, list[Any]]:
 def setup(plugin_cls: type, objs: list[Any], nodes: list[Node] | None = None,
           pods: list[Pod] | None = None, args: dict[str, Any] | None = None,
           backend: Any = None) -> tuple[Any, Snapshot]:
-    snap = Snapshot.from_nodes(nodes or [], pods or [])
+    snap = snapshot_from_nodes(nodes or [], pods or [])
     handle = Handle(snapshot=snap, objects=objects(*objs), backend=backend)
     return plugin_cls(args, handle), snap
 

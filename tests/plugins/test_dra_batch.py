@@ -26,7 +26,6 @@ from kubesched.api.dra.store import dra_index, pod_reference, remove_claim, repl
 from kubesched.api.scenario import load_scenario_text
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code
 from kubesched.plugins.dynamicresources.cache import IndexedAllocator, slice_index
 from kubesched.plugins.dynamicresources.plugin import (
@@ -35,7 +34,7 @@ from kubesched.plugins.dynamicresources.plugin import (
     allocator_features,
 )
 from kubesched.plugins.dynamicresources.structured import AllocationError, Allocator
-from kubesched.testing import assert_forms_agree
+from kubesched.testing import assert_forms_agree, snapshot_from_nodes
 
 DRIVER = "drv"
 CLASSES = {
@@ -204,7 +203,7 @@ def test_batch_filter_agrees_with_per_node_filter_across_cycles(seed: int,
     objects = {k: list(v) for k, v in sc.objects.items()}
     handle = Handle(objects=objects, backend=Backend(objects))  # type: ignore[arg-type]
     batch = DynamicResources({}, handle)  # kept across the pods: its answers carry over
-    snap = Snapshot.from_nodes(sc.nodes, [])
+    snap = snapshot_from_nodes(sc.nodes, [])
     infos = snap.node_infos
     all_rows = np.arange(len(infos), dtype=np.int64)
     by_name = {p.name: p for p in sc.pods}
@@ -341,7 +340,7 @@ def test_allocated_devices_changed_in_place_are_not_trusted() -> None:
     sc = load_scenario_text("\n---\n".join(docs))
     objects = {k: list(v) for k, v in sc.objects.items()}
     plugin = DynamicResources({}, Handle(objects=objects))
-    snap = Snapshot.from_nodes(sc.nodes, [])
+    snap = snapshot_from_nodes(sc.nodes, [])
     rows = np.arange(1, dtype=np.int64)
     pod = sc.pods[0]
     state = CycleState()
@@ -380,7 +379,7 @@ def test_shared_device_whose_consumed_capacity_changed_is_asked_again() -> None:
     sc = load_scenario_text("\n---\n".join(docs))
     objects = {k: list(v) for k, v in sc.objects.items()}
     plugin = DynamicResources({}, Handle(objects=objects))
-    snap = Snapshot.from_nodes(sc.nodes, [])
+    snap = snapshot_from_nodes(sc.nodes, [])
     rows = np.arange(1, dtype=np.int64)
     state = CycleState()
     plugin.pre_filter(state, sc.pods[0], snap)

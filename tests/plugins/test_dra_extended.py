@@ -49,6 +49,7 @@ from kubesched.plugins.dynamicresources.extended import (
 )
 from kubesched.plugins.dynamicresources.plugin import DynamicResources
 from kubesched.plugins.noderesources.fit import Fit
+from kubesched.testing import snapshot_from_nodes
 
 U, UU = Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 
@@ -512,7 +513,6 @@ def test_shared_claim_being_allocated_for_another_pod_waits() -> None:
 def test_fit_batch_form_agrees_on_dra_backed_resources() -> None:
     # the table form (filter_batch) delegates as the per-node form does: a node without the
     # resource, one with 0 of it, one whose device plugin has too few, one with enough
-    from kubesched.framework.snapshot import Snapshot
 
     nodes = "\n---\n".join(
         f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\n"
@@ -525,7 +525,7 @@ def test_fit_batch_form_agrees_on_dra_backed_resources() -> None:
         f"limits: {{{DRA}: '2'}}}}}}]}}"]))
     fit = Fit({}, Handle(objects=sc.objects, features=FeatureGates("1.37")))
     p = sc.pods[0]
-    snap = Snapshot.from_nodes(sc.nodes, [])
+    snap = snapshot_from_nodes(sc.nodes, [])
     state = CycleState()
     fit.pre_filter(state, p, snap)
     idx = np.arange(snap.num_nodes)

@@ -13,11 +13,11 @@ from kubesched.config.features import FeatureGates
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo
-from kubesched.framework.snapshot import Snapshot
 from kubesched.plugins.dynamicresources.extended import DEVICE_CLASS_PREFIX
 from kubesched.plugins.noderesources.balanced_allocation import BalancedAllocation
 from kubesched.plugins.noderesources.dra_extended import dra_score_state
 from kubesched.plugins.noderesources.fit import Fit
+from kubesched.testing import snapshot_from_nodes
 
 NODE = "resource-node"
 DRIVER = "test-driver"
@@ -154,7 +154,7 @@ def test_balanced_allocation_counts_dra_backed_devices() -> None:
     assert ba.pre_score(state, p, []) is None  # type: ignore[arg-type]
     per_node = {n.name: ba.score(state, p, NodeInfo(n)) for n in sc.nodes}
     assert per_node == {"four": 72, "two": 65, "plugin": 75, "bare": 75}
-    snap = Snapshot.from_nodes(sc.nodes, [])
+    snap = snapshot_from_nodes(sc.nodes, [])
     batch = ba.score_batch(state, p, snap, np.arange(snap.num_nodes))
     assert dict(zip(snap.table.names, batch.tolist(), strict=True)) == per_node
 
@@ -172,7 +172,7 @@ def test_least_allocated_scores_dra_backed_devices() -> None:
     assert fit.pre_score(state, p, []) is None  # type: ignore[arg-type]
     per_node = {n.name: fit.score(state, p, NodeInfo(n)) for n in sc.nodes}
     assert per_node == {"four": 50, "two": 50, "plugin": 87, "bare": 0}
-    snap = Snapshot.from_nodes(sc.nodes, [])
+    snap = snapshot_from_nodes(sc.nodes, [])
     batch = fit.score_batch(state, p, snap, np.arange(snap.num_nodes))
     assert dict(zip(snap.table.names, batch.tolist(), strict=True)) == per_node
     # with the gate off (1.35) the devices are not counted

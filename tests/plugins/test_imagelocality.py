@@ -32,6 +32,7 @@ from kubesched.plugins.imagelocality import (
     normalized_image_name,
     scaled_image_score,
 )
+from kubesched.testing import snapshot_from_nodes
 
 
 def spec(*images: str, init: tuple[str, ...] = (), volumes: tuple[str, ...] = ()) -> PodSpec:
@@ -98,7 +99,7 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "s", "nodes", "want"), CASES, ids=[c[0] for c in CASES])
 def test_image_locality_priority(name: str, s: PodSpec, nodes: list, want: list[int]) -> None:
-    snap = Snapshot.from_nodes([image_node(n, st) for n, st in nodes], [])
+    snap = snapshot_from_nodes([image_node(n, st) for n, st in nodes], [])
     p = ImageLocality(None, Handle(snapshot=snap, features=FeatureGates("1.35")))
     state = CycleState()
     the_pod = pod(s)
@@ -135,7 +136,7 @@ VOLUME_CASES = [
                          ids=[c[0] for c in VOLUME_CASES])
 def test_image_volumes_by_release(name: str, s: PodSpec, nodes: list, want: dict,
                                   version: str) -> None:
-    snap = Snapshot.from_nodes([image_node(n, st) for n, st in nodes], [])
+    snap = snapshot_from_nodes([image_node(n, st) for n, st in nodes], [])
     p = ImageLocality(None, Handle(snapshot=snap, features=FeatureGates(version)))
     the_pod = pod(s)
     by_name = {ni.name: ni for ni in snap.node_infos}
@@ -174,7 +175,7 @@ def test_total_num_nodes_is_every_node_of_the_snapshot() -> None:
     big = images((("img:latest",), 600 * MB))
     nodes = [image_node("a", big), image_node("b", big), image_node("c", NodeStatus()),
              image_node("d", NodeStatus())]
-    snap = Snapshot.from_nodes(nodes, [])
+    snap = snapshot_from_nodes(nodes, [])
     p = ImageLocality(None, Handle(snapshot=snap))
     the_pod = pod(spec("img"))
     assert p.score_batch(CycleState(), the_pod, snap, np.array([snap.table.index["a"]])) \
@@ -191,7 +192,7 @@ def test_scaled_score_uses_float64_and_truncates() -> None:
     size = 1000 * MB + 1  # on 1 of 3 nodes
     st = images((("x:latest",), size))
     nodes = [image_node("a", st), image_node("b", NodeStatus()), image_node("c", NodeStatus())]
-    snap = Snapshot.from_nodes(nodes, [])
+    snap = snapshot_from_nodes(nodes, [])
     p = ImageLocality(None, Handle(snapshot=snap))
     want = 100 * (int(float(size) / 3) - 23 * MB) // (1000 * MB - 23 * MB)
     assert p.score(CycleState(), pod(spec("x")), snap.get("a")) == want == 31
@@ -217,7 +218,7 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
             st = images(*[((f"{im}:latest", f"{im}:v{i % 2}"),
                            rng.choice((5, 30, 250, 900, 3000)) * MB) for im in held])
             nodes.append(image_node(f"n{i}", st))
-        snap = Snapshot.from_nodes(nodes, [])
+        snap = snapshot_from_nodes(nodes, [])
         version = rng.choice(["1.35", "1.36", "1.37"])
         p = ImageLocality(None, Handle(snapshot=snap, features=FeatureGates(version)))
         for _ in range(5):

@@ -43,6 +43,7 @@ from kubesched.plugins.interpodaffinity.filtering import (
     get_incoming_affinity_anti_affinity_counts,
     pod_affinity_info,
 )
+from kubesched.testing import snapshot_from_nodes
 
 AFF = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,))
 ANTI = Status(Code.UNSCHEDULABLE, (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,))
@@ -289,7 +290,7 @@ SINGLE_NODE = [
 @pytest.mark.parametrize(("name", "make_pod", "make_pods", "want"), SINGLE_NODE,
                          ids=[c[0] for c in SINGLE_NODE])
 def test_required_affinity_single_node(name, make_pod, make_pods, want):
-    snap = Snapshot.from_nodes([node("node1", **LABELS1)], [f() for f in make_pods])
+    snap = snapshot_from_nodes([node("node1", **LABELS1)], [f() for f in make_pods])
     p = plugin(snap, TEAM_NAMESPACES)
     pre, got = run_filter(p, snap, make_pod(), ["node1"])
     if want == SKIP:
@@ -425,7 +426,7 @@ MULTI = [
                          MULTI, ids=[c[0] for c in MULTI])
 def test_required_affinity_multiple_nodes(name, make_pod, make_pods, make_nodes, want_pre, want):
     nodes = make_nodes()
-    snap = Snapshot.from_nodes(nodes, make_pods())
+    snap = snapshot_from_nodes(nodes, make_pods())
     p = plugin(snap, namespaces(("NS1", {})))
     pre, got = run_filter(p, snap, make_pod(), [n.name for n in nodes])
     if want_pre == SKIP:
@@ -438,7 +439,7 @@ def test_required_affinity_multiple_nodes(name, make_pod, make_pods, make_nodes,
 
 def test_filter_without_pre_filter_state():
     """TestPreFilterDisabled."""
-    snap = Snapshot.from_nodes([node("n")], [])
+    snap = snapshot_from_nodes([node("n")], [])
     p = plugin(snap)
     st = p.filter(CycleState(), pod(), snap.get("n"))
     assert st is not None and st.code == Code.ERROR
@@ -493,7 +494,7 @@ def test_pre_filter_state_add_remove_pod(name, make_pending, make_existing, make
     pending, existing, added = make_pending(), make_existing(), make_added()
 
     def get_state(pods):
-        snap = Snapshot.from_nodes(nodes, pods)
+        snap = snapshot_from_nodes(nodes, pods)
         p = plugin(snap)
         cs = CycleState()
         _, st = p.pre_filter(cs, pending, snap)
@@ -515,7 +516,7 @@ def test_pre_filter_state_add_remove_pod(name, make_pending, make_existing, make
 
 
 def test_pre_filter_state_clone_is_deep():
-    snap = Snapshot.from_nodes([node("nodeA", region="r1")],
+    snap = snapshot_from_nodes([node("nodeA", region="r1")],
                                [pod({"foo": "bar"}, "nodeA")])
     p = plugin(snap)
     cs = CycleState()
@@ -569,7 +570,7 @@ INCOMING = [
 @pytest.mark.parametrize(("name", "existing", "incoming", "want_aff", "want_anti"), INCOMING,
                          ids=[c[0] for c in INCOMING])
 def test_incoming_affinity_anti_affinity_counts(name, existing, incoming, want_aff, want_anti):
-    snap = Snapshot.from_nodes([node("nodeA", hostname="nodeA")], existing)
+    snap = snapshot_from_nodes([node("nodeA", hostname="nodeA")], existing)
     aff, anti = get_incoming_affinity_anti_affinity_counts(pod_affinity_info(incoming),
                                                            snap.node_infos)
     assert aff == want_aff
@@ -741,7 +742,7 @@ def run_score(p: InterPodAffinity, snap: Snapshot, incoming: Pod, names: list[st
                          PREFERRED, ids=[c[0] for c in PREFERRED])
 def test_preferred_affinity(name, make_pod, make_pods, make_nodes, want, ignore):
     nodes = make_nodes()
-    snap = Snapshot.from_nodes(nodes, make_pods())
+    snap = snapshot_from_nodes(nodes, make_pods())
     p = plugin(snap, TEAM_NAMESPACES, hardPodAffinityWeight=1,
                ignorePreferredTermsOfExistingPods=ignore)
     got = run_score(p, snap, make_pod(), [n.name for n in nodes])
@@ -771,7 +772,7 @@ HARD_WEIGHT = [
                          ids=[c[0] for c in HARD_WEIGHT])
 def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(name, ns, weight, want):
     nodes = _three(CHINA, INDIA, AZ1)
-    snap = Snapshot.from_nodes(nodes, [pod(None, "node1", aff=HARD_POD_AFFINITY),
+    snap = snapshot_from_nodes(nodes, [pod(None, "node1", aff=HARD_POD_AFFINITY),
                                        pod(None, "node2", aff=HARD_POD_AFFINITY)])
     p = plugin(snap, TEAM_NAMESPACES, hardPodAffinityWeight=weight)
     got = run_score(p, snap, pod(SERVICE_S1, ns=ns), [n.name for n in nodes])
@@ -785,7 +786,7 @@ def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(name, ns, we
 
 
 def test_normalize_truncates_float_and_handles_ties():
-    snap = Snapshot.from_nodes([node("n", region="r")], [pod(S1, "n")])
+    snap = snapshot_from_nodes([node("n", region="r")], [pod(S1, "n")])
     p = plugin(snap)
     state = CycleState()
     assert p.pre_score(state, pod(aff=STAY_S1_REGION), NodeList([snap.get("n")],
@@ -798,7 +799,7 @@ def test_normalize_truncates_float_and_handles_ties():
 
 
 def test_score_without_pre_score_state_is_an_error():
-    snap = Snapshot.from_nodes([node("n")], [])
+    snap = snapshot_from_nodes([node("n")], [])
     p = plugin(snap)
     with pytest.raises(PluginError, match="PreScoreInterPodAffinity"):
         p.score(CycleState(), pod(), snap.get("n"))

@@ -15,9 +15,9 @@ from kubesched.config import default_config, expand_plugins, load_config
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle
 from kubesched.framework.interface import NodeList, implements
-from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code
 from kubesched.plugins.interpodaffinity import InterPodAffinity
+from kubesched.testing import snapshot_from_nodes
 from shared_files import golden_cases, load_golden
 
 FOLDERS = ["explain", "explain-spread", "explain-config"]
@@ -45,7 +45,7 @@ def test_interpodaffinity_matches_upstream(folder: str, path: Path) -> None:
     running = [p for p in scenario.pods
                if p.spec.node_name and p.status.phase not in ("Succeeded", "Failed")]
     target = next(p for p in scenario.pods if p.key == want["pod"])
-    snap = Snapshot.from_nodes(scenario.nodes, running)
+    snap = snapshot_from_nodes(scenario.nodes, running)
     plugin = InterPodAffinity(profile.plugin_config.get(NAME),
                               Handle(snapshot=snap, namespaces=dict(scenario.namespaces)))
 

@@ -35,6 +35,7 @@ from kubesched.plugins.interpodaffinity.filtering import (
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PRE_FILTER_STATE_KEY,
 )
+from kubesched.testing import snapshot_from_nodes
 
 SEEDS = range(80)
 NAMESPACES = {
@@ -270,7 +271,7 @@ def _plugin(snap: Snapshot, **args) -> InterPodAffinity:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_filter_forms_agree_with_reference(seed):
     rng, nodes, pods, incoming = _cluster(seed)
-    snap = Snapshot.from_nodes(nodes, pods)
+    snap = snapshot_from_nodes(nodes, pods)
     p = _plugin(snap)
     state = CycleState()
     _, st = p.pre_filter(state, incoming, snap)
@@ -299,7 +300,7 @@ def test_score_forms_agree_with_reference(seed):
     rng, nodes, pods, incoming = _cluster(seed)
     hard = rng.choice([0, 1, 1, 5])
     ignore = rng.random() < 0.3
-    snap = Snapshot.from_nodes(nodes, pods)
+    snap = snapshot_from_nodes(nodes, pods)
     p = _plugin(snap, hardPodAffinityWeight=hard, ignorePreferredTermsOfExistingPods=ignore)
     # the feasible nodes: a random subset, in snapshot order
     rows = np.array(sorted(rng.sample(range(snap.num_nodes), rng.randint(1, snap.num_nodes))))
@@ -331,7 +332,7 @@ def test_add_remove_pod_match_recomputation(seed):
     rest = [q for q in pods if q is not added]
 
     def pre_filter(ps):
-        snap = Snapshot.from_nodes(nodes, ps)
+        snap = snapshot_from_nodes(nodes, ps)
         p = _plugin(snap)
         cs = CycleState()
         _, st = p.pre_filter(cs, incoming, snap)

@@ -35,6 +35,7 @@ from kubesched.plugins.nodeaffinity import (
     ERR_REASON_POD,
     NodeAffinity,
 )
+from kubesched.testing import snapshot_from_nodes
 from shared_files import golden_cases, load_golden
 
 NAME_FIELD = "metadata.name"
@@ -234,7 +235,7 @@ def test_node_affinity_filter(tc: FilterCase) -> None:
     ni = NodeInfo(node)
     p = NodeAffinity(tc.args, None)
     state = CycleState()
-    snap = Snapshot.from_nodes([node], [])
+    snap = snapshot_from_nodes([node], [])
     if tc.run_pre_filter:
         result, st = p.pre_filter(state, tc.pod, snap)
         assert _status_or_success(st) == _status_or_success(tc.want_pre_filter_status)
@@ -314,7 +315,7 @@ PRIORITY_CASES = [
 def test_node_affinity_priority(name: str, pod: Pod, nodes: list, want: list[int],
                                 args: dict | None, run_pre_score: bool) -> None:
     node_objs = [make_node(n, labels) for n, labels in nodes]
-    snap = Snapshot.from_nodes(node_objs, [])
+    snap = snapshot_from_nodes(node_objs, [])
     p = NodeAffinity(args, None)
     state = CycleState()
     if run_pre_score:
@@ -461,7 +462,7 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
         n = rng.randrange(1, 30)
         nodes = [make_node(f"n{i}", {k: rng.choice(VALUES) for k in KEYS if rng.random() < 0.6})
                  for i in range(n)]
-        snap = Snapshot.from_nodes(nodes, [])
+        snap = snapshot_from_nodes(nodes, [])
         try:
             p = NodeAffinity(_rand_args(rng, n), None)
         except InputError:
@@ -565,7 +566,7 @@ def golden_setup(path: Path, plugin: str) -> Golden:
         weight = max(scored[0], 1) if scored else 0
     running = [p for p in sc.pods if p.spec.node_name
                and p.status.phase not in ("Succeeded", "Failed")]
-    snap = Snapshot.from_nodes(sc.nodes, running)
+    snap = snapshot_from_nodes(sc.nodes, running)
     target = next(p for p in sc.pods if p.key == "default/target")
     return Golden(want, snap, target, args, order, filter_on, weight)
 

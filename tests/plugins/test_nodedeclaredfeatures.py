@@ -29,6 +29,7 @@ from kubesched.plugins.nodedeclaredfeatures import (
     _PreFilterState,
     infer_for_pod_scheduling,
 )
+from kubesched.testing import snapshot_from_nodes
 
 
 def pod(**spec: object) -> dict:
@@ -109,7 +110,7 @@ def test_filter(version: str, enabled: bool, declared: list[str] | None,
     if not enabled and version == "1.37":
         pytest.skip("the gate is GA and locked on in 1.37")
     pl = plugin(version, enabled)
-    snap = Snapshot.from_nodes([parse_node(node("node-1", declared))], [])
+    snap = snapshot_from_nodes([parse_node(node("node-1", declared))], [])
     state = CycleState()
     if reqs is not None:
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(frozenset(reqs)))
@@ -129,7 +130,7 @@ def test_filter(version: str, enabled: bool, declared: list[str] | None,
 
 
 def test_filter_without_pre_filter_state_is_an_error() -> None:
-    snap = Snapshot.from_nodes([parse_node(node("node-1"))], [])
+    snap = snapshot_from_nodes([parse_node(node("node-1"))], [])
     st = plugin("1.37").filter(CycleState(), parse_pod(pod()), snap.node_infos[0])
     assert st is not None and st.code == Code.ERROR
 
@@ -138,7 +139,7 @@ def test_batch_and_per_node_forms_agree() -> None:
     nodes = [parse_node(node(f"n{i}", feats)) for i, feats in enumerate(
         [None, [], [RESTART_ALL_CONTAINERS], [USER_NAMESPACES_HOST_NETWORK],
          [RESTART_ALL_CONTAINERS, USER_NAMESPACES_HOST_NETWORK, "Other"]])]
-    snap = Snapshot.from_nodes(nodes, [])
+    snap = snapshot_from_nodes(nodes, [])
     both = parse_pod(pod(hostNetwork=True, hostUsers=False, containers=[
         {"name": "c", "image": "i", "restartPolicyRules": [{"action": "RestartAllContainers"}]}]))
     for version in ("1.36", "1.37"):

@@ -16,6 +16,7 @@ from kubesched.framework.node_info import NodeInfo, pod_host_ports
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.nodeports import ERR_REASON, NodePorts, fits_ports
+from kubesched.testing import snapshot_from_nodes
 
 _uid = iter(range(10**9))
 
@@ -101,7 +102,7 @@ def test_node_ports(name: str, pod: Pod, existing: list[Pod], want: Status | Non
     p = NodePorts(None, None)
     state = CycleState()
     ni = node_info(*existing)
-    snap = Snapshot.from_nodes([ni.node], existing)
+    snap = snapshot_from_nodes([ni.node], existing)
     res, st = p.pre_filter(state, pod, snap)
     assert res is None and st is None
     assert _ok(p.filter(state, pod, ni)) == _ok(want)
@@ -127,7 +128,7 @@ def test_pre_filter_disabled() -> None:
     st = p.filter(CycleState(), pod, NodeInfo(Node(metadata=ObjectMeta(name="n"))))
     assert st is not None and st.code == Code.ERROR
     assert st.message() == 'reading "PreFilterNodePorts" from cycleState: not found'
-    snap = Snapshot.from_nodes([Node(metadata=ObjectMeta(name="n"))], [])
+    snap = snapshot_from_nodes([Node(metadata=ObjectMeta(name="n"))], [])
     batch = p.filter_batch(CycleState(), pod, snap, np.array([0]))
     assert batch.status_at(0, "").code == Code.ERROR
 
@@ -228,7 +229,7 @@ def test_batch_and_per_node_agree_with_check_conflict(seed: int) -> None:
         nodes = [Node(metadata=ObjectMeta(name=f"n{i}")) for i in range(n)]
         pods = [new_pod(f"n{rng.randrange(n)}", *_rand_ports(rng, rng.randrange(3)))
                 for _ in range(rng.randrange(3 * n))]
-        snap = Snapshot.from_nodes(nodes, pods)
+        snap = snapshot_from_nodes(nodes, pods)
         p = NodePorts(None, None)
         for _ in range(5):
             pod = new_pod("", *_rand_ports(rng, rng.randrange(1, 4)))

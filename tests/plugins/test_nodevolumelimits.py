@@ -30,6 +30,7 @@ from kubesched.plugins.nodevolumelimits import (
     NodeVolumeLimits,
     csi_attach_limit_key,
 )
+from kubesched.testing import snapshot_from_nodes
 
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"
@@ -309,7 +310,6 @@ def _driver_cluster(features: Any, prevent: bool | None, csi_nodes: dict[str, An
     from kubesched.api.storage import CSIDriver
     from kubesched.api.types import ObjectMeta
     from kubesched.framework.handle import Handle
-    from kubesched.framework.snapshot import Snapshot
 
     nodes = [make_node(n) for n in ("with-ebs", "with-gce", "no-csinode")]
     objs: list[Any] = [make_pv("vol-0", source_kind="csi",
@@ -321,7 +321,7 @@ def _driver_cluster(features: Any, prevent: bool | None, csi_nodes: dict[str, An
                               prevent_pod_scheduling_if_missing=prevent))
     from _volume_util import objects
 
-    snap = Snapshot.from_nodes(nodes, [])
+    snap = snapshot_from_nodes(nodes, [])
     pl = NodeVolumeLimits(None, Handle(snapshot=snap, objects=objects(*objs),
                                        features=features))
     return pl, snap, nodes

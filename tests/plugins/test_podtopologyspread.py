@@ -42,6 +42,7 @@ from kubesched.plugins.podtopologyspread.common import (
     MAX_INT32,
 )
 from kubesched.plugins.podtopologyspread.filtering import PRE_FILTER_STATE_KEY, PreFilterState
+from kubesched.testing import snapshot_from_nodes
 
 DNS = "DoNotSchedule"
 SA = "ScheduleAnyway"
@@ -153,7 +154,7 @@ def controller(kind: str, name: str, selector: dict, ns: str = "default") -> Gen
 
 def setup(nodes: list[Node], pods: list[Pod], *, objs: list[GenericObject] = (),
           args: dict | None = None) -> tuple[PodTopologySpread, Snapshot]:
-    snap = Snapshot.from_nodes(nodes, pods)
+    snap = snapshot_from_nodes(nodes, pods)
     objects: dict[str, list] = {}
     for o in objs:
         objects.setdefault(o.kind, []).append(o)

@@ -54,6 +54,7 @@ from kubesched.plugins.podtopologyspread.common import (
 )
 from kubesched.plugins.podtopologyspread.filtering import PRE_FILTER_STATE_KEY
 from kubesched.plugins.podtopologyspread.scoring import topology_normalizing_weight
+from kubesched.testing import snapshot_from_nodes
 from shared_files import golden_cases, load_golden
 
 # ---------------------------------------------------------------- plain reference
@@ -457,7 +458,6 @@ _EXTENSION_POINTS: dict[str, set[str]] = {
 
 def _golden_setup(path: Path):
     from kubesched.framework.handle import Handle
-    from kubesched.framework.snapshot import Snapshot
 
     sc_ = load_golden(path)
     args, weight, filter_on, score_on = {"defaultingType": "System"}, 2, True, True
@@ -472,7 +472,7 @@ def _golden_setup(path: Path):
         score_on, weight = bool(scored), max(scored[0], 1) if scored else 0
     running = [p for p in sc_.pods if p.spec.node_name
                and p.status.phase not in ("Succeeded", "Failed")]
-    snap = Snapshot.from_nodes(sc_.nodes, running)
+    snap = snapshot_from_nodes(sc_.nodes, running)
     pl = PodTopologySpread(args, Handle(snapshot=snap, objects=sc_.objects,
                                         namespaces=sc_.namespaces))
     target = next(p for p in sc_.pods if p.key == "default/target")

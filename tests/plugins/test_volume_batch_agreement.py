@@ -32,6 +32,7 @@ from kubesched.plugins.nodevolumelimits import NodeVolumeLimits
 from kubesched.plugins.volumebinding import VolumeBinding
 from kubesched.plugins.volumerestrictions import VolumeRestrictions
 from kubesched.plugins.volumezone import VolumeZone
+from kubesched.testing import snapshot_from_nodes
 from shared_files import golden_cases, load_golden
 
 PLUGINS = (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone)
@@ -97,7 +98,7 @@ def test_golden_scenarios(path: Path) -> None:
     sc = load_golden(path)
     running = [p for p in sc.pods if p.spec.node_name]
     target = next(p for p in sc.pods if p.name == "target")
-    snap = Snapshot.from_nodes(sc.nodes, running)
+    snap = snapshot_from_nodes(sc.nodes, running)
     _check(sc.objects, snap, target)
     for p in running[:10]:  # the running pods as if they were pending
         q = make_pod(p.name + "-again", volumes=[
@@ -197,7 +198,7 @@ def random_cluster(rng: random.Random) -> tuple[dict[str, list[Any]], Snapshot, 
             capacity=rng.choice((None, 0, 2 << 30, 20 << 30, 200 << 30)),
             maximum_volume_size=rng.choice((None, None, 8 << 30))))
     objs = objects(*classes, *claims, *pvs, *csinodes, *storage)
-    return objs, Snapshot.from_nodes(nodes, running), claims
+    return objs, snapshot_from_nodes(nodes, running), claims
 
 
 @pytest.mark.parametrize("seed", range(300))

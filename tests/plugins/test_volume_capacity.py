@@ -56,6 +56,7 @@ from kubesched.framework.status import Code
 from kubesched.plugins.volumebinding import VolumeBinding
 from kubesched.plugins.volumebinding.binder import ERR_REASON_NOT_ENOUGH_SPACE
 from kubesched.plugins.volumebinding.scorer import StorageResource, build_scorer
+from kubesched.testing import snapshot_from_nodes
 
 V135, V136, V137 = FeatureGates("1.35"), FeatureGates("1.36"), FeatureGates("1.37")
 
@@ -150,7 +151,7 @@ def test_volume_binding_scores(name, claims, nodes, pvcs, pvs, want_pre, want) -
     points, want_scores = VOLUME_BINDING_SCORES.get(name, (shape((0, 0), (100, 10)), None))
     node_objs = _nodes(nodes)
     objs = objects(IMMEDIATE_SC, WAIT_SC, WAIT_HDD_SC, *pvcs, *pvs)
-    snap = Snapshot.from_nodes(node_objs, [])
+    snap = snapshot_from_nodes(node_objs, [])
     pl = VolumeBinding({"bindTimeoutSeconds": 300, "shape": points},
                        Handle(snapshot=snap, objects=objs, features=V137))
     pod = make_pod("pod-a", pvcs=claims)
@@ -168,7 +169,7 @@ def test_zonal_volumes_custom_shape() -> None:
     node_objs = zonal_nodes()
     objs = objects(IMMEDIATE_SC, WAIT_SC, WAIT_HDD_SC, make_pvc("pvc-a", "wait-sc", "50Gi",
                                                                access=()), *zonal_pvs())
-    snap = Snapshot.from_nodes(node_objs, [])
+    snap = snapshot_from_nodes(node_objs, [])
     pl = VolumeBinding({"bindTimeoutSeconds": 300, "shape": ZONAL_CUSTOM},
                        Handle(snapshot=snap, objects=objs, features=V137))
     pod = make_pod("pod-a", pvcs=("pvc-a",))
@@ -187,7 +188,7 @@ def test_zonal_volumes_custom_shape() -> None:
 def test_pre_score_per_release(features: FeatureGates, skips: bool) -> None:
     """No scorer without StorageCapacityScoring (alpha-off in 1.35 and 1.36); with it,
     PreScore never skips, even for a pod without claims (which scores 0)."""
-    snap = Snapshot.from_nodes([make_node("n")], [])
+    snap = snapshot_from_nodes([make_node("n")], [])
     pl = VolumeBinding(default_args("VolumeBinding", features=features),
                        Handle(snapshot=snap, objects=objects(), features=features))
     pod = make_pod("p")
@@ -337,7 +338,7 @@ def _capacity_cluster(features: FeatureGates) -> tuple[VolumeBinding, Snapshot, 
             for z, size in (("a", 10 << 30), ("b", 100 << 30), ("c", 1 << 30))]
     claim = make_pvc("data", "fast", "5Gi")
     objs = objects(sc, driver, *caps, claim)
-    snap = Snapshot.from_nodes(nodes, [])
+    snap = snapshot_from_nodes(nodes, [])
     pl = VolumeBinding(default_args("VolumeBinding", features=features),
                        Handle(snapshot=snap, objects=objs, features=features))
     return pl, snap, nodes
@@ -422,7 +423,7 @@ def test_is_schedulable_after_csi_storage_capacity_change(name, claims, volumes,
                                                           new, want) -> None:
     from kubesched.framework.events import QueueingHint
 
-    pl = VolumeBinding(None, Handle(snapshot=Snapshot.from_nodes([], []),
+    pl = VolumeBinding(None, Handle(snapshot=snapshot_from_nodes([], []),
                                     objects=objects(*pvcs)))
     pod = make_pod("pod-a", pvcs=claims, volumes=volumes)
     if want == "error":

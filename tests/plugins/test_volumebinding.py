@@ -9,6 +9,8 @@ form, which must agree."""
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -44,6 +46,7 @@ from kubesched.api.types import (
     ZONE_LABEL_BETA,
     LabelSelector,
 )
+from kubesched.clock import VirtualClock
 from kubesched.framework.events import ActionType, QueueingHint, Resource
 from kubesched.framework.handle import Handle
 from kubesched.framework.snapshot import Snapshot
@@ -64,6 +67,7 @@ from kubesched.plugins.volumebinding.helpers import (
     find_matching_volume,
     is_delay_binding_mode,
 )
+from kubesched.testing import snapshot_from_nodes
 
 OK = (Code.SUCCESS, ())
 SKIP = (Code.SKIP, ())
@@ -281,7 +285,7 @@ def t_pod(claims=(), volumes=None):
 
 def binder_env(pvs, pvcs, nodes=(NODE1,), extra=()):
     objs = objects(*classes(), *pvs, *pvcs, *extra)
-    snap = Snapshot.from_nodes(list(nodes), [])
+    snap = snapshot_from_nodes(list(nodes), [])
     binder = VolumeBinder(lambda: objs, node=lambda n: snap.get(n).node if snap.get(n) else None)
     return binder, snap, objs
 
@@ -558,6 +562,8 @@ class FakeAPI:
     """A fake API server with the PV controller: stores updates, binds pre-bound pairs and
     provisions volumes for annotated claims (as the simulator does)."""
 
+    wait_for_volume_binding = False  # set True: PreBind polls (a controller elsewhere)
+
     def __init__(self, objs: dict[str, list[Any]], *, fail: str | None = None,
                  controller: bool = True) -> None:
         self.objs = objs
@@ -757,7 +763,7 @@ def test_find_matching_volume_with_node(name, vac, claim, node, excluded, want) 
 def test_find_matching_volume_in_batch_agrees() -> None:
     """The batch matcher picks the same volume per node as FindMatchingVolume."""
     nodes = [make_node(n, labels) for n, labels in FMV_NODES.items()]
-    snap = Snapshot.from_nodes(nodes, [])
+    snap = snapshot_from_nodes(nodes, [])
     for _, vac, claim, _, excluded, _ in FIND_MATCHING:
         vols = fmv_volumes(vac)
         chosen = {name: np.arange(len(nodes)) for name in excluded}
@@ -810,7 +816,7 @@ def test_pv_affinity_ignores_match_fields() -> None:
     terms = (NodeSelectorTerm(match_fields=(NodeSelectorRequirement(
         "metadata.name", "In", ("elsewhere",)),)),)
     assert pv_affinity_matches(terms, {})
-    snap = Snapshot.from_nodes([make_node("n1")], [])
+    snap = snapshot_from_nodes([make_node("n1")], [])
     assert pv_affinity_mask(terms, snap.table).tolist() == [True]
     assert pv_affinity_matches(affinity({"a": ["b"]}), {"a": "b"})
     assert not pv_affinity_matches(affinity({"a": ["b"]}), {"a": "c"})
@@ -869,31 +875,33 @@ def test_hint_csi_node_change() -> None:
 
 def test_handle_without_objects() -> None:
     pl = VolumeBinding(None, Handle())
-    snap = Snapshot.from_nodes([make_node("n")], [])
+    snap = snapshot_from_nodes([make_node("n")], [])
     _, pre = prefilter(pl, make_pod(pvcs=("x",)), snap)
     assert as_pair(pre) == unresolvable('persistentvolumeclaim "x" not found')
     _, pre = prefilter(pl, make_pod(), snap)
     assert as_pair(pre) == SKIP
 
 
-def test_bind_pod_volumes_polls_when_the_backend_binds_elsewhere(monkeypatch) -> None:
-    """A backend whose PV controller runs elsewhere (a real cluster) is polled until the claim
-    is bound, as upstream's PreBind waits (here the controller acts on the second look)."""
+def _binder_on_a_virtual_clock(monkeypatch, controller_binds_at: int | None):
+    """A binder whose backend's PV controller runs elsewhere (PreBind polls), on a virtual
+    clock; the wall clock is out of bounds. The controller binds at the given look."""
     binder, _, objs = binder_env([pvNode1a], [unboundPVC])
-    binder.bind_timeout = 5.0
+    binder.bind_timeout = 600.0
     api = FakeAPI(objs, controller=False)
     api.wait_for_volume_binding = True
     binder._backend = lambda: api
+    clock = VirtualClock()
+    binder._clock = lambda: clock
     pod = t_pod([unboundPVC])
     pod.spec.node_name = "node1"
     pv, _ = binder.find_pod_volumes(pod, binder.get_pod_volume_claims(pod), NODE1)
     binder.assume_pod_volumes(pod, "node1", pv)
-    calls = {"n": 0}
+    looks: list[float] = []
     real_check = binder.check_bindings
 
     def check(*args):
-        calls["n"] += 1
-        if calls["n"] == 2:  # the controller binds between the first and second look
+        looks.append(clock.now())
+        if len(looks) == controller_binds_at:
             index = storage_index(objs)
             bpv, bpvc = controller_bind(index.pv("pv-node1a"), index.pvc("testns", "unbound-pvc"))
             replace_storage_object(objs, bpv)
@@ -901,6 +909,36 @@ def test_bind_pod_volumes_polls_when_the_backend_binds_elsewhere(monkeypatch) ->
         return real_check(*args)
 
     binder.check_bindings = check
-    monkeypatch.setattr("kubesched.plugins.volumebinding.binder.time.sleep", lambda s: None)
+
+    def wall_clock(*_a):
+        raise AssertionError("the binder read the wall clock")
+
+    monkeypatch.setattr(time, "sleep", wall_clock)
+    monkeypatch.setattr(time, "monotonic", wall_clock)
+    monkeypatch.setattr(time, "time", wall_clock)
+    return binder, pod, pv, clock, looks
+
+
+def test_bind_pod_volumes_polls_when_the_backend_binds_elsewhere(monkeypatch) -> None:
+    """A backend whose PV controller runs elsewhere (a real cluster) is polled every second
+    of the handle's clock until the claim is bound, as upstream's PreBind waits (here the
+    controller acts between the first and second look)."""
+    binder, pod, pv, _, looks = _binder_on_a_virtual_clock(monkeypatch, 2)
     binder.bind_pod_volumes(pod, pv)
-    assert calls["n"] == 2
+    assert looks == [0.0, 1.0]
+
+
+def test_bind_pod_volumes_gives_up_after_the_bind_timeout(monkeypatch) -> None:
+    binder, pod, pv, clock, looks = _binder_on_a_virtual_clock(monkeypatch, None)
+    with pytest.raises(StorageError, match="binding volumes: context deadline exceeded"):
+        binder.bind_pod_volumes(pod, pv)
+    assert clock.now() == 600.0 and len(looks) == 601 and looks[-1] == 600.0
+
+
+def test_bind_pod_volumes_wait_ends_when_cancelled(monkeypatch) -> None:
+    binder, pod, pv, clock, looks = _binder_on_a_virtual_clock(monkeypatch, None)
+    cancelled = threading.Event()
+    cancelled.set()
+    with pytest.raises(StorageError, match="binding volumes: context canceled"):
+        binder.bind_pod_volumes(pod, pv, cancelled)
+    assert looks == [0.0] and clock.now() == 0.0

@@ -31,6 +31,7 @@ from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeToStatus
 from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.registry import in_tree_registry
+from kubesched.testing import snapshot_from_nodes
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 SMALL = {"cpu": "100m", "memory": "100"}
@@ -249,7 +250,7 @@ def build(plugins: list[str], nodes: list[Node], pods: list[Pod], *,
         profile["pluginConfig"] = [{"name": "DefaultPreemption", "args": args}]
     cfg = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1",
                        "kind": "KubeSchedulerConfiguration", "profiles": [profile]})
-    snap = Snapshot.from_nodes(nodes, pods)
+    snap = snapshot_from_nodes(nodes, pods)
     backend = FakeBackend()
     handle = Handle(snapshot=snap, objects={"PodDisruptionBudget": list(pdbs or [])},
                     backend=backend, rng=random.Random(seed))

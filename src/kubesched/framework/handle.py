@@ -15,8 +15,8 @@ from kubesched.framework.waiting import PodInPreBind, PodsInPreBind, WaitingPod,
 
 if TYPE_CHECKING:
     from kubesched.api.types import Pod
-    from kubesched.backends.base import Backend
     from kubesched.clock import Clock
+    from kubesched.framework.backend import Backend
     from kubesched.framework.extender import Extender
 
 

@@ -3,7 +3,6 @@ zone-interleaved order plus the columnar NodeTable over them."""
 
 from __future__ import annotations
 
-from kubesched.api.types import Node, Pod
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 
@@ -38,17 +37,3 @@ class Snapshot:
     def invalidate_pod_lists(self) -> None:
         self._with_affinity = None
         self._with_required_anti = None
-
-    @classmethod
-    def from_nodes(cls, nodes: list[Node], pods: list[Pod]) -> Snapshot:
-        """A snapshot of nodes (in tree order) and assigned pods, for tests and explain."""
-        from kubesched.cache.cache import Cache
-
-        cache = Cache()
-        for n in nodes:
-            cache.add_node(n)
-        for p in pods:
-            cache.add_pod(p)
-        snap = cls()
-        cache.update_snapshot(snap)
-        return snap

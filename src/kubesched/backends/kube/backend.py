@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.api.types import Pod, PodCondition
-from kubesched.backends.base import BindError
 from kubesched.backends.kube.client import ApiError, KubeClient
 from kubesched.backends.kube.resources import EVENTS, PODS
+from kubesched.framework.backend import BindError
 
 log = logging.getLogger("kubesched.kube.backend")
 
@@ -411,6 +411,10 @@ class KubeBackend:
     # VolumeBinding's PreBind (upstream's PersistentVolumes().Update and
     # PersistentVolumeClaims().Update): the fields it changes are written onto the stored
     # object, with the resourceVersion the plugin read (a stale one is a 409).
+
+    # PreBind checks the claims once and the pod is retried, rather than waiting in a
+    # binding thread for the cluster's PV controller (docs/kube.md, differences)
+    wait_for_volume_binding = False
 
     def update_persistent_volume(self, pv: Any) -> Any:
         def change(raw: dict[str, Any]) -> None:

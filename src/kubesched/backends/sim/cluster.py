@@ -42,13 +42,13 @@ from kubesched.api.storage import (
     storage_index,
 )
 from kubesched.api.types import ExtendedResourceClaimStatus, Node, Pod, PodCondition
-from kubesched.backends.base import BindError
 from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import EVICTED_PREFIX, FaultRunner, TaintManager, node_removed
 from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
 from kubesched.backends.sim.series import Series
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration, default_config
+from kubesched.framework.backend import BindError
 from kubesched.framework.interface import Plugin
 from kubesched.scheduler import Scheduler
 
@@ -266,6 +266,8 @@ class SimCluster:
 
     # PersistentVolumes and claims: the API server's update, then what the PV controller and
     # a CSI external provisioner do about it, all at once; watchers hear of each change next.
+
+    wait_for_volume_binding = False  # (so a claim not bound after the update never will be)
 
     def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
         new = self._store_storage(pv)

@@ -21,7 +21,7 @@ from kubesched.api.dra.types import (
 from kubesched.api.faults import Fault
 from kubesched.api.scenario import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kubesched.api.types import Node, Pod, Taint, Toleration
-from kubesched.backends.base import BindError
+from kubesched.framework.backend import BindError
 
 if TYPE_CHECKING:
     from kubesched.backends.sim.cluster import SimCluster

@@ -56,6 +56,7 @@ from kubesched.api.types import (
 )
 from kubesched.clock import VirtualClock
 from kubesched.config.args import parse_duration
+from kubesched.framework.backend import Backend
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -652,22 +653,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             # the special claim of an earlier cycle (its binding failed): start afresh
             if act:
                 try:
-                    self._backend_call("delete_resource_claim")(extended)
+                    self._backend().delete_resource_claim(extended)
                 except Exception as e:  # an API error from the backend
                     return error(str(e))
             return Status(Code.UNSCHEDULABLE, ("deletion of ResourceClaim completed",))
         return Status(Code.UNSCHEDULABLE, ("still not schedulable",))
 
-    def _backend_call(self, method: str) -> Any:
+    def _backend(self) -> Backend:
         backend = self.handle.backend if self.handle is not None else None
-        call = getattr(backend, method, None)
-        if call is None:
-            raise RuntimeError(f"the cluster backend cannot {method.replace('_', ' ')}")
-        return call
+        if backend is None:
+            raise RuntimeError("no cluster backend to write claims to")
+        return backend
 
     def _update_status(self, claim: ResourceClaim) -> ResourceClaim:
-        stored: ResourceClaim = self._backend_call("update_resource_claim_status")(claim)
-        return stored
+        return self._backend().update_resource_claim_status(claim)
 
     # ------------------------------------------------------------------ Score
 
@@ -763,7 +762,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if not is_special(claim):
                     # PreBind created it: delete it, or its devices stay taken
                     with contextlib.suppress(Exception):  # upstream logs the failure
-                        self._backend_call("delete_resource_claim")(claim)
+                        self._backend().delete_resource_claim(claim)
                 continue
             if claim.allocation is not None and reserved_for_pod(claim, pod.uid):
                 # the strategic-merge patch removing the pod from reservedFor
@@ -878,7 +877,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     # while allocated; the API server takes metadata only in a normal
                     # Update, so it goes first (kept when a previous attempt added it)
                     try:
-                        current = self._backend_call("update_resource_claim")(
+                        current = self._backend().update_resource_claim(
                             protected(current))
                     except Exception as e:
                         raise RuntimeError(f"add finalizer to claim {claim.key}: {e}"
@@ -903,7 +902,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                                        f"{pod.namespace}/{pod.name} "
                                        "ExtendedResourceClaimStatus")
                 try:
-                    self._backend_call("update_pod_extended_resource_claim_status")(
+                    self._backend().update_pod_extended_resource_claim_status(
                         pod, ExtendedResourceClaimStatus(stored.name, mappings))
                 except Exception as e:
                     raise RuntimeError(f"update pod {pod.namespace}/{pod.name} "
@@ -920,7 +919,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         meta.name = created_claim_name(pod)
         meta.uid = ""
         try:
-            created: ResourceClaim = self._backend_call("create_resource_claim")(
+            created = self._backend().create_resource_claim(
                 ResourceClaim(metadata=meta, spec=sized.spec))
         except Exception as e:
             raise RuntimeError(f"create claim for extended resources "

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +47,8 @@ from kubesched.api.storage import (
     storage_index,
 )
 from kubesched.api.types import Node, Pod, Volume
+from kubesched.clock import Clock
+from kubesched.framework.backend import Backend
 from kubesched.framework.node_table import NodeTable
 from kubesched.plugins.volumebinding.assume_cache import AssumeCache
 from kubesched.plugins.volumebinding.csi_translation import (
@@ -210,12 +211,14 @@ class NeedsPerNode(Exception):
 
 class VolumeBinder:
     def __init__(self, objects: Callable[[], Mapping[str, list[Any]] | None],
-                 backend: Callable[[], Any] = lambda: None,
+                 backend: Callable[[], Backend | None] = lambda: None,
                  node: Callable[[str], Node | None] = lambda name: None,
-                 bind_timeout: float = 600.0) -> None:
+                 bind_timeout: float = 600.0,
+                 clock: Callable[[], Clock | None] = lambda: None) -> None:
         self._objects = objects
         self.bind_timeout = bind_timeout
         self._backend = backend
+        self._clock = clock
         self._node = node
         self.pv_cache = AssumeCache("v1.PersistentVolume", lambda k: self.index().pv(k))
         self.pvc_cache = AssumeCache("v1.PersistentVolumeClaim",
@@ -700,19 +703,16 @@ class VolumeBinder:
         backend = self._backend()
         done_b = done_p = 0
         try:
-            for b in bindings:
-                update = getattr(backend, "update_persistent_volume", None)
-                if update is None:
-                    raise StorageError("the cluster backend cannot update PersistentVolumes")
-                b.pv = update(b.pv)
-                done_b += 1
-            for provision in provisions:
-                update = getattr(backend, "update_persistent_volume_claim", None)
-                if update is None:
-                    raise StorageError("the cluster backend cannot update "
-                                       "PersistentVolumeClaims")
-                provision.pvc = update(provision.pvc)
-                done_p += 1
+            if backend is None:
+                if bindings or provisions:
+                    raise StorageError("no cluster backend to write the bindings to")
+            else:
+                for b in bindings:
+                    b.pv = backend.update_persistent_volume(b.pv)
+                    done_b += 1
+                for provision in provisions:
+                    provision.pvc = backend.update_persistent_volume_claim(provision.pvc)
+                    done_p += 1
         except StorageError:
             raise
         except Exception as e:  # an API error from the backend
@@ -722,18 +722,16 @@ class VolumeBinder:
             self._revert_pvcs(provisions[done_p:])
         if self.check_bindings(pod, bindings, provisions):
             return
-        # Upstream polls every second until bindTimeoutSeconds for the PV controller. The
-        # simulator's controllers act at once (so not done here means never); a backend whose
-        # controllers run elsewhere says so with ``wait_for_volume_binding`` (PreBind then runs
-        # off the scheduling loop, as upstream's binding cycle).
-        if getattr(backend, "wait_for_volume_binding", False):
-            deadline = time.monotonic() + self.bind_timeout
-            while time.monotonic() < deadline:
-                pause = min(1.0, max(0.0, deadline - time.monotonic()))
-                if cancelled is not None and cancelled.wait(pause):
+        # Upstream polls every second until bindTimeoutSeconds for the PV controller; a
+        # backend says whether there is a controller to wait for (PreBind then runs off the
+        # scheduling loop, as upstream's binding cycle). The wait is on the handle's clock:
+        # without one, no time passes to wait in.
+        clock = self._clock()
+        if backend is not None and backend.wait_for_volume_binding and clock is not None:
+            deadline = clock.now() + self.bind_timeout
+            while clock.now() < deadline:
+                if clock.sleep(min(1.0, deadline - clock.now()), cancelled):
                     raise StorageError("binding volumes: context canceled")
-                if cancelled is None:
-                    time.sleep(pause)
                 if self.check_bindings(pod, bindings, provisions):
                     return
         raise StorageError("binding volumes: context deadline exceeded")

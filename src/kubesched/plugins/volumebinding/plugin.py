@@ -115,7 +115,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             objects=lambda: h.objects if h is not None else None,
             backend=lambda: h.backend if h is not None else None,
             node=lambda name: _node_of(h, name),
-            bind_timeout=float(self.bind_timeout_seconds))
+            bind_timeout=float(self.bind_timeout_seconds),
+            clock=lambda: h.clock if h is not None else None)
         # upstream's New builds the scorer only with the gate on
         self.scorer: Scorer | None = None
         if feature_enabled(handle, STORAGE_CAPACITY_SCORING):

@@ -1,4 +1,7 @@
-"""What the scheduler core asks of a cluster backend (the simulator or a real API server)."""
+"""What the scheduler core asks of a cluster backend (the simulator or a real API server):
+the core's port, beside the framework that uses it. Every capability a plugin uses is
+declared here and called directly; the backends (``backends.sim``, ``backends.kube``)
+implement all of it."""
 
 from __future__ import annotations
 
@@ -41,6 +44,15 @@ class Backend(Protocol):
     # VolumeBinding's PreBind makes upstream's API calls through these; the cluster's PV
     # controller (and external provisioner) then completes the binding: the claim gets
     # spec.volumeName, the bind-completed annotation and phase Bound.
+    @property
+    def wait_for_volume_binding(self) -> bool:
+        """Whether PreBind waits for that controller. True: it polls the claims after its
+        updates, as upstream, until they are bound or ``bindTimeoutSeconds`` have passed on
+        the handle's clock. False: it checks them once, and a claim not bound yet fails the
+        attempt — right for the simulator, whose controllers complete a binding within the
+        update calls; ``kubesched run`` does the same today and retries the pod instead
+        (docs/kube.md)."""
+
     def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
         """``PersistentVolumes().Update``: store ``pv`` (a volume pre-bound to its claim
         through spec.claimRef); returns the stored object; raises on a conflict."""
