@@ -13,7 +13,7 @@ import click
 
 from kubesched.cliopts import decision_options, not_nan
 from kubesched.config.features import FeatureGates
-from kubesched.errors import InputError, check_output_path
+from kubesched.errors import InputError, check_output_path, require_extra
 
 if TYPE_CHECKING:
     from kubesched.api.scenario import Scenario
@@ -140,6 +140,8 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     if report_path == "-":
         _fail_input(InputError("--report needs a file name (an HTML file is not for a "
                                "terminal)"))
+    if report_path:
+        require_extra("report", "--report", "plotly")
     stdout_users = [o for o, p in (("--placements", placements_path),
                                    ("--state-out", state_path),
                                    ("--metrics", metrics_path)) if p == "-"]

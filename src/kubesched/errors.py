@@ -1,7 +1,9 @@
-"""The one error type for bad input: a file, object or field the user must fix."""
+"""The one error type for bad input: a file, object or field the user must fix; and the
+one check that an optional dependency is installed."""
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 
@@ -70,3 +72,20 @@ def check_output_path(path: str | None, option: str, *, directory: bool = False)
         why = f"directory {str(target.parent)!r} is not writable"
     if why:
         raise InputError(f"{option} {path}: {why}")
+
+
+class MissingExtra(InputError):
+    """A command or option needs a library that only one of kubesched's extras installs."""
+
+
+def require_extra(extra: str, needed_by: str, *modules: str) -> None:
+    """Import ``modules``, the libraries that ``needed_by`` (a command or an option) uses
+    and that ``pip install 'kubesched[extra]'`` installs; one that cannot be imported
+    raises MissingExtra, which the CLI prints as one line, exiting 2. A command calls this
+    before any work, then imports the libraries where it uses them."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise MissingExtra(f"{needed_by} needs {name}, which is not installed: "
+                               f"pip install 'kubesched[{extra}]'") from None

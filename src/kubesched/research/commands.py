@@ -13,7 +13,7 @@ import click
 from click.core import ParameterSource
 
 from kubesched.cliopts import decision_options, not_nan, resolve_features
-from kubesched.errors import InputError, check_output_path
+from kubesched.errors import InputError, check_output_path, require_extra
 
 if TYPE_CHECKING:
     from kubesched.config.features import FeatureGates
@@ -83,6 +83,9 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
     if plot_path is not None:
         check_output_path(plot_path, "--plot")
         check_plot_path(plot_path)
+        require_extra("research", "--plot", "matplotlib")
+    if ray_address:
+        require_extra("ray", "--ray", "ray")
     sweep = load_sweep(sweep_file, Path(data_dir) if data_dir else DEFAULT_DATA)
     if seeds is not None:
         sweep.with_seed_count(seeds)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kubesched.config.features import FeatureGates
-from kubesched.errors import InputError
+from kubesched.errors import InputError, require_extra
 from kubesched.research.openb import OpenbSpec, read_nodes, read_pods
 from kubesched.research.sweepfile import Config, Sweep
 
@@ -223,10 +223,8 @@ def run_ray(runs: list[Run], address: str, jobs: int | None) -> Generator[Outcom
     (``jobs`` CPUs, default all), anything else is a cluster to connect to. At most
     ``jobs`` tasks are in flight when given. Every node needs kubesched installed and the
     trace and scenario files at the same paths as here."""
-    try:
-        import ray
-    except ImportError:
-        raise InputError("--ray needs Ray: pip install 'kubesched[ray]'") from None
+    require_extra("ray", "--ray", "ray")
+    import ray
     # (Ray's INFO lines, "Started a local Ray instance", would interleave with the sweep's)
     if address == "local":
         # The workers must import the kubesched this process runs (a checkout on
@@ -312,6 +310,8 @@ class Results:
     def __init__(self, path: str) -> None:
         self.path = Path(path)
         self.parquet = self.path.suffix.lower() == ".parquet"
+        if self.parquet:
+            require_extra("research", "--results PATH.parquet", "pyarrow")
         self.rows: list[Row] = []
         if self.path.exists() and self.path.stat().st_size > 0:
             self.rows = self._read_parquet() if self.parquet else self._read_csv()

@@ -14,10 +14,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubesched.cliopts import decision_options
-from kubesched.errors import InputError, check_output_path
+from kubesched.errors import InputError, check_output_path, require_extra
 
 if TYPE_CHECKING:
     from kubesched.config.features import FeatureGates
+
+
+# what backends/kube/client.py talks to an API server with (the kube extra installs them)
+CLIENT_LIBRARIES = ("kubernetes", "urllib3", "orjson")
 
 
 def _fail(message: str, status: int = 2) -> None:
@@ -111,6 +115,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
                 shutdown_timeout: float, log_format: str, verbose: int,
                 features: FeatureGates, plugins: dict[str, type]) -> None:
     """Schedule a live cluster's pods whose schedulerName names a kubesched profile."""
+    require_extra("kube", "kubesched run", *CLIENT_LIBRARIES, "prometheus_client")
     from kubesched.backends.kube import logs
 
     try:
@@ -163,6 +168,7 @@ def run_command(kubeconfig: str | None, context: str | None, config_path: str | 
 def snapshot_command(kubeconfig: str | None, context: str | None, out_path: str) -> None:
     """Export a live cluster's nodes, pods and other scheduling objects as a scenario that
     simulate and explain load."""
+    require_extra("kube", "kubesched snapshot", *CLIENT_LIBRARIES)
     from kubesched.backends.kube.client import ApiError
     from kubesched.backends.kube.snapshot_export import export
 
