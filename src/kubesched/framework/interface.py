@@ -34,8 +34,11 @@ class PluginError(Exception):
 
 class Plugin:
     name: ClassVar[str] = ""
+    # never None: ``construct`` gives every plugin the profile's handle, whatever its
+    # constructor takes (tests build one with ``Handle()``)
+    handle: Handle
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.args = args or {}
         self.handle = handle
 

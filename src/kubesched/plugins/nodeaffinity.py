@@ -124,7 +124,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
                 (signers.NODE_SELECTOR, signers.node_selector(pod)))
     filter_reads = READS_NODE
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         self.added_node_selector: CompiledNodeSelector | None = None
         self.added_pref_sched_terms: PreferredTerms | None = None

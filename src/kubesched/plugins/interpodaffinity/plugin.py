@@ -80,7 +80,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         # existing pods' preferred terms match against the incoming pod's labels
         return ((signers.LABELS, signers.labels(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         a = self.args
         self.hard_pod_affinity_weight = int(a.get("hardPodAffinityWeight",
@@ -104,7 +104,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     @property
     def _namespaces(self) -> dict[str, Any]:
-        return self.handle.namespaces if self.handle is not None else {}
+        return self.handle.namespaces
 
     def _merged(self, info: PodAffinityInfo, *, required: bool) -> PodAffinityInfo:
         """The incoming pod's terms with namespace selectors resolved into namespaces: the
@@ -181,8 +181,6 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     # ------------------------------------------------------------------ PreScore / Score
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
-        if self.handle is None or self.handle.snapshot is None:
-            return Status(Code.ERROR, ("empty shared lister in InterPodAffinity PreScore",))
         snapshot = self.handle.snapshot
         has_constraints = scoring.has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:

@@ -59,7 +59,7 @@ from kubesched.plugins.noderesources.resource_allocation import (
     is_best_effort,
     parse_resource_specs,
 )
-from kubesched.releases import DEFAULT_VERSION, at_least
+from kubesched.releases import at_least
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -158,7 +158,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             return None
         return ((signers.RESOURCES, signers.resources(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         resources = parse_resource_specs(self.args.get("resources"))
         self.scorer = ResourceAllocationScorer(
@@ -166,8 +166,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             scorer_py=balanced_resource_scorer, scorer_np=balanced_resource_scorer_np)
         self._dra_scored = dra_scored_names(r.name for r in resources)
         # v1.36 (kubernetes#135573): score the change in balance, not the balance after.
-        version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
-        self.score_change = at_least(version, "1.36")
+        self.score_change = at_least(handle.kubernetes_version, "1.36")
         self._cache = RowScoreCache(self._score_rows)
 
     @property

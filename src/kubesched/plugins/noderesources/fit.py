@@ -179,7 +179,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return ((signers.RESOURCES, signers.resources(pod)),)
     filter_reads = READS_RESOURCES
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         a = self.args
         self.ignored_resources = frozenset(a.get("ignoredResources") or ())
@@ -215,7 +215,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if not feature_enabled(self.handle, "DRAExtendedResource") or not any(
                 map(is_dra_extended_resource_name, names)):
             return {}
-        objects = self.handle.objects if self.handle is not None else None
+        objects = self.handle.objects
         return class_mapping_of(dra_index(objects).classes)
 
     def _compute_state(self, pod: Pod) -> _PreFilterState:

@@ -115,7 +115,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             return None
         return ()
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         defaulting = self.args.get("defaultingType") or SYSTEM_DEFAULTING
         self.system_defaulted = defaulting == SYSTEM_DEFAULTING
@@ -136,8 +136,6 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     # ------------------------------------------------------------------ constraints
 
     def _objects(self, kind: str) -> list[Any]:
-        if self.handle is None:
-            return []
         return self.handle.objects.get(kind) or []
 
     def default_selector(self, pod: Pod) -> Selector:
@@ -273,8 +271,6 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                           self.pod_count_cache)
 
     def _snapshot(self) -> Snapshot:
-        if self.handle is None:
-            raise PluginError("PodTopologySpread needs the handle's snapshot")
         return self.handle.snapshot
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

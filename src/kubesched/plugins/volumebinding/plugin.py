@@ -107,7 +107,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         return ((signers.VOLUMES, signers.volumes(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         self.bind_timeout_seconds = int(self.args.get("bindTimeoutSeconds", 600) or 600)
         h = handle
@@ -122,7 +122,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             # args come defaulted from the configuration; a plugin built without them (a
             # test) gets SetDefaults_VolumeBindingArgs' shape
             shape = self.args.get("shape") or default_args(
-                NAME, features=handle.features if handle is not None else None)["shape"]
+                NAME, features=handle.features)["shape"]
             self.scorer = build_scorer(shape)
 
     # ------------------------------------------------------------------ queueing
@@ -170,7 +170,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 old is not None and not isinstance(old, CSIStorageCapacity)):
             raise TypeError(f"expected CSIStorageCapacity objects, got {type(old).__name__} "
                             f"and {type(new).__name__}")
-        index = storage_index(self.handle.objects if self.handle is not None else None)
+        index = storage_index(self.handle.objects)
         uses_class = False
         for vol in pod.spec.volumes:
             found = pod_claim_name(pod, vol)
@@ -233,7 +233,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     def pod_has_pvcs(self, pod: Pod) -> bool:
         """``podHasPVCs``; raises StorageError for a missing, lost or deleted claim."""
         has = False
-        index = storage_index(self.handle.objects if self.handle is not None else None)
+        index = storage_index(self.handle.objects)
         for vol in pod.spec.volumes:
             found = pod_claim_name(pod, vol)
             if found is None:
@@ -372,7 +372,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         s = self._state(state)
         if s is None:
             return 0
-        table = self.handle.snapshot.table if self.handle is not None else None
+        table = self.handle.snapshot.table
         return self._score_one(s, node_info.name, table)
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
@@ -398,7 +398,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 raise StorageError(f"no pod volumes found for node {go_quote(node_name)}")
             return pv
         batch = s.claims.batch
-        snap = self.handle.snapshot if self.handle is not None else None
+        snap = self.handle.snapshot
         if batch is not None and snap is not None:
             table = snap.table
             row = table.index.get(node_name)
@@ -452,8 +452,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         if pod_volumes is None:
             return error(f"no pod volumes found for node {go_quote(node_name)}")
         try:
-            in_pre_bind = (self.handle.get_pod_in_pre_bind(pod.uid)
-                           if self.handle is not None else None)
+            in_pre_bind = self.handle.get_pod_in_pre_bind(pod.uid)
             self.binder.bind_pod_volumes(
                 pod, pod_volumes, in_pre_bind.cancelled if in_pre_bind is not None else None)
         except StorageError as e:
@@ -461,8 +460,6 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         return None
 
 
-def _node_of(handle: Handle | None, name: str) -> Node | None:
-    if handle is None:
-        return None
+def _node_of(handle: Handle, name: str) -> Node | None:
     ni = handle.snapshot.get(name)
     return ni.node if ni is not None else None
