@@ -37,8 +37,11 @@ class Plugin:
     # never None: ``construct`` gives every plugin the profile's handle, whatever its
     # constructor takes (tests build one with ``Handle()``)
     handle: Handle
+    # an in-tree plugin's ``config.plugin_args`` dataclass (its subclass says which), an
+    # out-of-tree plugin's pluginConfig args as given (a dict)
+    args: Any
 
-    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
+    def __init__(self, args: Any, handle: Handle) -> None:
         self.args = args or {}
         self.handle = handle
 

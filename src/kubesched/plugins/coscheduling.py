@@ -24,6 +24,7 @@ from kubesched.api.gangs import (
     coscheduling_label,
 )
 from kubesched.api.types import PODS, Pod
+from kubesched.config.plugin_args import CoschedulingArgs, typed_args
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, Resource
 from kubesched.framework.handle import Handle
@@ -61,13 +62,15 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
                    ReservePlugin, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
+    args: CoschedulingArgs
+
+    def __init__(self, args: CoschedulingArgs | dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        a = args or {}
-        self.schedule_timeout = float(a.get("permitWaitingTimeSeconds", 60))
-        backoff = float(a.get("podGroupBackoffSeconds", 0))
+        self.args = a = typed_args(CoschedulingArgs, args, handle.features)
+        self.schedule_timeout = float(a.permit_waiting_time_seconds)
+        backoff = float(a.pod_group_backoff_seconds)
         self.pg_backoff: float | None = backoff if backoff > 0 else None
-        self.reject_threshold = int(a.get("podGroupRejectPercentage", 10)) / 100.0
+        self.reject_threshold = a.pod_group_reject_percentage / 100.0
         self.gangs = GangObjects()
         # PodGroupManager's state. assignedPodsByPG: pod names counted at Permit (bound
         # pods are counted from the pod lister, see _assigned_count).

@@ -56,6 +56,7 @@ from kubesched.api.types import (
 )
 from kubesched.clock import VirtualClock
 from kubesched.config.args import parse_duration
+from kubesched.config.plugin_args import DynamicResourcesArgs, typed_args
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
     ActionType,
@@ -228,19 +229,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                        EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
+    args: DynamicResourcesArgs
+
+    def __init__(self, args: DynamicResourcesArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
+        self.args = typed_args(DynamicResourcesArgs, args, handle.features)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
         self._memo = AllocationMemo()  # filter_batch's allocations kept across cycles
         # KEP-5007: devices that need preparing before the pod may bind
         self.binding_conditions = (feature_enabled(handle, "DRADeviceBindingConditions")
                                    and feature_enabled(handle, "DRAResourceClaimDeviceStatus"))
-        timeout = (args or {}).get("bindingTimeout")
+        timeout = self.args.binding_timeout
         self.binding_timeout = (parse_duration(timeout) if timeout
                                 else DEFAULT_BINDING_TIMEOUT)
         # DynamicResourcesArgs.filterTimeout (defaulted to 10 s while the gate is on); zero
         # or the gate off: no limit
-        filter_timeout = (args or {}).get("filterTimeout")
+        filter_timeout = self.args.filter_timeout
         self.filter_timeout = (parse_duration(filter_timeout)
                                if filter_timeout and feature_enabled(
                                    handle, "DRASchedulerFilterTimeout") else 0.0)

@@ -28,6 +28,7 @@ from kubesched.api.types import (
     Pod,
     TopologySpreadConstraint,
 )
+from kubesched.config.plugin_args import PodTopologySpreadArgs, typed_args
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -115,10 +116,13 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             return None
         return ()
 
-    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
+    args: PodTopologySpreadArgs
+
+    def __init__(self, args: PodTopologySpreadArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
-        defaulting = self.args.get("defaultingType") or SYSTEM_DEFAULTING
-        self.system_defaulted = defaulting == SYSTEM_DEFAULTING
+        self.args = typed_args(PodTopologySpreadArgs, args, handle.features)
+        self.system_defaulted = self.args.defaulting_type == SYSTEM_DEFAULTING
         if self.system_defaulted:
             self.default_constraints: tuple[TopologySpreadConstraint, ...] = (
                 SYSTEM_DEFAULT_CONSTRAINTS)
@@ -126,7 +130,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             self.default_constraints = tuple(
                 c if isinstance(c, TopologySpreadConstraint)
                 else parse_topology_spread_constraint(c, f"defaultConstraints[{i}]")
-                for i, c in enumerate(self.args.get("defaultConstraints") or ()))
+                for i, c in enumerate(self.args.default_constraints))
         # Kept across cycles: matching-pod counts per node (only nodes whose pods changed
         # are recounted) and per-pod-shape data for the node table's current nodes.
         # (None disables the cache: every cycle counts directly.)

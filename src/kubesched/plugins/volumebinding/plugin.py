@@ -14,6 +14,7 @@ a pod without claims scores 0 everywhere, as upstream's. Without the gate PreSco
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from kubesched.api.storage import (
     storage_index,
 )
 from kubesched.api.types import Node, Pod
-from kubesched.config.args import default_args
+from kubesched.config.plugin_args import VolumeBindingArgs, build_args, typed_args
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -107,23 +108,24 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         return ((signers.VOLUMES, signers.volumes(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
+    args: VolumeBindingArgs
+
+    def __init__(self, args: VolumeBindingArgs | dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.bind_timeout_seconds = int(self.args.get("bindTimeoutSeconds", 600) or 600)
+        self.args = a = typed_args(VolumeBindingArgs, args, handle.features)
+        self.bind_timeout_seconds = (a.bind_timeout_seconds
+                                     or VolumeBindingArgs().bind_timeout_seconds)
         h = handle
         self.binder = VolumeBinder(
-            objects=lambda: h.objects if h is not None else None,
-            backend=lambda: h.backend if h is not None else None,
+            objects=lambda: h.objects,
+            backend=lambda: h.backend,
             node=lambda name: _node_of(h, name),
             bind_timeout=float(self.bind_timeout_seconds))
         # upstream's New builds the scorer only with the gate on
         self.scorer: Scorer | None = None
         if feature_enabled(handle, STORAGE_CAPACITY_SCORING):
-            # args come defaulted from the configuration; a plugin built without them (a
-            # test) gets SetDefaults_VolumeBindingArgs' shape
-            shape = self.args.get("shape") or default_args(
-                NAME, features=handle.features)["shape"]
-            self.scorer = build_scorer(shape)
+            shape = a.shape or build_args(NAME, {}, handle.features).shape or []
+            self.scorer = build_scorer([dataclasses.asdict(p) for p in shape])
 
     # ------------------------------------------------------------------ queueing
 
