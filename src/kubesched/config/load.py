@@ -190,7 +190,7 @@ def _apply_extender_ignored_resources(cfg: SchedulerConfiguration, source: str) 
         if args is None:
             raise InputError("can't find NodeResourcesFitArgs in plugin config", file=source,
                              obj=KIND, field=f"{prof.field_path}.pluginConfig")
-        args["ignoredResources"] = list(ignored)
+        args.ignored_resources = list(ignored)
 
 
 def load_config_file(path: str | Path, features: FeatureGates | None = None
