@@ -18,6 +18,7 @@ from kubesched.config import (
     merge_plugin_set,
 )
 from kubesched.config.features import FeatureGates
+from kubesched.config.plugin_args import ResourceSpec, args_to_dict
 from kubesched.errors import InputError
 from shared_files import golden_cases
 
@@ -113,7 +114,7 @@ def test_default_profile_plugins_order_and_weights() -> None:
 
 
 def test_default_plugin_args() -> None:
-    pc = default_config().profiles[0].plugin_config
+    pc = {k: args_to_dict(v) for k, v in default_config().profiles[0].plugin_config.items()}
     assert sorted(pc) == [
         "DefaultPreemption",
         "DynamicResources",
@@ -133,7 +134,7 @@ def test_default_plugin_args() -> None:
     # DRAResourceClaimDeviceStatus on (1.36 beta + beta, 1.37 beta + GA); 1.35 has them off
     assert pc["DynamicResources"] == {"filterTimeout": "10s", "bindingTimeout": "10m0s"}
     old = default_config(FeatureGates("1.35")).profiles[0].plugin_config
-    assert old["DynamicResources"] == {"filterTimeout": "10s", "bindingTimeout": None}
+    assert args_to_dict(old["DynamicResources"]) == {"filterTimeout": "10s", "bindingTimeout": None}
     assert pc["NodeAffinity"] == {"addedAffinity": None}
     assert pc["NodeResourcesBalancedAllocation"] == {
         "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
@@ -154,9 +155,10 @@ def test_default_plugin_args() -> None:
 
 def test_default_args_are_independent_copies() -> None:
     a = default_config().profiles[0].plugin_config
-    a["NodeResourcesFit"]["scoringStrategy"]["resources"][0]["weight"] = 7
+    a["NodeResourcesFit"].scoring_strategy.resources.append(ResourceSpec("x"))
     b = default_config().profiles[0].plugin_config
-    assert b["NodeResourcesFit"]["scoringStrategy"]["resources"][0]["weight"] == 1
+    assert b["NodeResourcesFit"].scoring_strategy.resources == [ResourceSpec("cpu"),
+                                                                 ResourceSpec("memory")]
 
 
 def test_args_only_for_plugins_enabled_in_profile() -> None:
@@ -415,7 +417,7 @@ def test_load_config_file_yaml(tmp_path: Any) -> None:
         "        type: MostAllocated\n")
     c = load_config_file(p)
     assert c.percentage_of_nodes_to_score == 50
-    ss = c.profiles[0].plugin_config["NodeResourcesFit"]["scoringStrategy"]
+    ss = args_to_dict(c.profiles[0].plugin_config["NodeResourcesFit"])["scoringStrategy"]
     assert ss == {"type": "MostAllocated",
                   "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
                   "requestedToCapacityRatio": None}
@@ -486,7 +488,7 @@ def test_dynamic_resources_binding_timeout_per_release() -> None:
     path = "profiles[0].pluginConfig[0].args.bindingTimeout"
     expect_error(dra("500ms"), path, "must be at least 1 second")
     c = load_config(dra("30s"))
-    assert c.profiles[0].plugin_config["DynamicResources"]["bindingTimeout"] == "30s"
+    assert c.profiles[0].plugin_config["DynamicResources"].binding_timeout == "30s"
     with pytest.raises(InputError, match="DRADeviceBindingConditions or "
                        "DRAResourceClaimDeviceStatus feature gate is disabled"):
         load_config(dra("30s"), features=V135)

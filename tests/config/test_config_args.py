@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from kubesched.config import API_VERSION, KIND, default_args, load_config, parse_duration
+from kubesched.config.plugin_args import args_to_dict
 from kubesched.errors import InputError
 
 
@@ -19,7 +20,7 @@ def with_args(*entries: tuple[str, Any], plugins: dict[str, Any] | None = None):
 
 
 def args_of(name: str, args: Any) -> dict[str, Any]:
-    return load_config(with_args((name, args))).profiles[0].plugin_config[name]
+    return args_to_dict(load_config(with_args((name, args))).profiles[0].plugin_config[name])
 
 
 def error_for(d: dict[str, Any]) -> InputError:
@@ -95,7 +96,7 @@ def test_user_config_for_disabled_plugin_is_kept() -> None:
                   ("InterPodAffinity", {"hardPodAffinityWeight": 5}),
                   plugins={"multiPoint": {"disabled": [{"name": "InterPodAffinity"}]}})
     pc = load_config(d).profiles[0].plugin_config
-    assert pc["InterPodAffinity"]["hardPodAffinityWeight"] == 5
+    assert pc["InterPodAffinity"].hard_pod_affinity_weight == 5
     assert pc["ImageLocality"] == {"x": 1}
     assert list(pc)[:2] == ["ImageLocality", "InterPodAffinity"]  # user entries first
 
@@ -248,7 +249,7 @@ def test_fit_args_not_validated_when_fit_not_enabled() -> None:
     d = with_args(("NodeResourcesFit", bad),
                   plugins={"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}})
     cfg = load_config(d)
-    assert cfg.profiles[0].plugin_config["NodeResourcesFit"]["scoringStrategy"]["type"] == "Nope"
+    assert cfg.profiles[0].plugin_config["NodeResourcesFit"].scoring_strategy.type == "Nope"
     d = with_args(("NodeResourcesFit", bad),
                   plugins={"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]},
                            "filter": {"enabled": [{"name": "NodeResourcesFit"}]}})

@@ -201,5 +201,5 @@ def test_gates_reach_the_handle_and_the_queue():
     assert not sched.handle.features.enabled("SchedulerPopFromBackoffQ")
     assert sched.queue.pop_from_backoff is False
     assert Scheduler(None, VirtualClock()).queue.pop_from_backoff is True  # type: ignore[arg-type]
-    assert feature_enabled(None, "SchedulerQueueingHints")
+    assert feature_enabled(Handle(), "SchedulerQueueingHints")  # the default release's gates
     assert not feature_enabled(Handle(features=FeatureGates("1.37")), "GangScheduling")

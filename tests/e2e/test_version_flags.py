@@ -96,7 +96,7 @@ def test_version_1_37_places_exactly_as_no_flag(example: str) -> None:
 
 
 def test_gate_values_reach_the_queue_through_the_cli(monkeypatch) -> None:
-    from kubesched import scheduler
+    from kubesched.scheduler import scheduler
 
     seen: list[bool] = []
     real = scheduler.SchedulingQueue

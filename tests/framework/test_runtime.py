@@ -232,3 +232,22 @@ def test_reserve_rejection_and_error_wrapping():
     assert (st.code, st.plugin, st.reasons) == (Code.UNSCHEDULABLE, "b", ("no room",))
     st = _first_failure(calls(ok, err), "PreBind", lambda p: p.st)
     assert st.code == Code.ERROR and st.reasons == ('running PreBind plugin "c": boom',)
+
+
+def test_wait_on_permit_passes_success_and_rejection_and_wraps_other_failures():
+    from kubesched.framework.waiting import WaitingPods
+
+    fwk = framework([], [])
+    waiting = WaitingPods()
+    allowed = waiting.add(POD, "n1", {"Gang": 10.0}, 0.0, lambda wp: None)
+    allowed.allow("Gang")
+    assert fwk.wait_on_permit(allowed).is_success()
+    rejected = waiting.add(POD, "n1", {"Gang": 10.0}, 0.0, lambda wp: None)
+    rejected.reject("Gang", "gang too small")
+    st = fwk.wait_on_permit(rejected)
+    assert (st.code, st.plugin, st.reasons) == (Code.UNSCHEDULABLE, "Gang", ("gang too small",))
+    preempted = waiting.add(POD, "n1", {"Gang": 10.0}, 0.0, lambda wp: None)
+    preempted.preempt("DefaultPreemption", "preempted by a/b")
+    st = fwk.wait_on_permit(preempted)
+    assert (st.code, st.plugin, st.reasons) == (
+        Code.ERROR, "DefaultPreemption", ("waiting on permit for pod: preempted by a/b",))

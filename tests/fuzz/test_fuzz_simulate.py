@@ -15,6 +15,7 @@ from kubesched.backends.sim import invariants as inv
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.backends.sim.invariants import InvariantViolation
 from kubesched.config import SchedulerConfiguration, default_config, load_config
+from kubesched.config.plugin_args import args_to_dict
 from kubesched.errors import InputError
 from kubesched.explain import explain
 
@@ -58,7 +59,8 @@ def _allowed_by_config(sim: SimCluster, config: SchedulerConfiguration,
         return False
     resource = v.detail.split()[1]
     profile = next(p for p in config.profiles if p.scheduler_name == fwk.profile_name)
-    args = profile.plugin_config.get("NodeResourcesFit") or {}
+    fit = profile.plugin_config.get("NodeResourcesFit")
+    args = args_to_dict(fit) if fit is not None else {}
     return (resource in args.get("ignoredResources", ())
             or resource.split("/")[0] in args.get("ignoredResourceGroups", ()))
 

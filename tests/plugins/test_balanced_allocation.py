@@ -169,7 +169,7 @@ def test_best_effort_pod_skips_prescore(case) -> None:
 
 
 def test_default_resources() -> None:
-    p = BalancedAllocation(None, None)
+    p = BalancedAllocation(None, Handle())
     assert [(r.name, r.weight) for r in p.resources] == [("cpu", 1), ("memory", 1)]
 
 

@@ -174,16 +174,16 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
     idx = _candidates(rng, snap.num_nodes)
     state = CycleState()
 
-    fit = Fit(random_fit_args(rng), None)
+    fit = Fit(random_fit_args(rng), Handle())
     _, st = fit.pre_filter(state, pod, snap)
     assert st is None
     _agree_filter(fit, state, pod, snap, idx)
     _agree_scores(fit, state, pod, snap, idx)
 
-    for plugin in (TaintToleration(None, None), NodeUnschedulable(None, None),
-                   NodeName(None, None)):
+    for plugin in (TaintToleration(None, Handle()), NodeUnschedulable(None, Handle()),
+                   NodeName(None, Handle())):
         _agree_filter(plugin, state, pod, snap, idx)
-    _agree_scores(TaintToleration(None, None), state, pod, snap, idx)
+    _agree_scores(TaintToleration(None, Handle()), state, pod, snap, idx)
 
     ba_names = ["cpu", "memory", "ephemeral-storage", *SCALARS]
     ba_args = None if _maybe(rng, 0.4) else {
@@ -201,16 +201,16 @@ def test_random_clusters_exercise_every_outcome() -> None:
         rng, _names, snap, pod = random_cluster(seed)
         idx = np.arange(snap.num_nodes, dtype=np.int64)
         state = CycleState()
-        fit = Fit(random_fit_args(rng), None)
+        fit = Fit(random_fit_args(rng), Handle())
         fit.pre_filter(state, pod, snap)
         b = fit.filter_batch(state, pod, snap, idx)
         seen.update(("fit", int(c)) for c in b.codes)
         seen.update(("fit-nreasons", len(r)) for r in b.reasons)
-        t = TaintToleration(None, None).filter_batch(state, pod, snap, idx)
+        t = TaintToleration(None, Handle()).filter_batch(state, pod, snap, idx)
         seen.update(("taint", int(c)) for c in t.codes)
-        u = NodeUnschedulable(None, None).filter_batch(state, pod, snap, idx)
+        u = NodeUnschedulable(None, Handle()).filter_batch(state, pod, snap, idx)
         seen.update(("cordon", int(c)) for c in u.codes)
-        ba = BalancedAllocation(None, None).pre_score(state, pod, NodeList([], idx))
+        ba = BalancedAllocation(None, Handle()).pre_score(state, pod, NodeList([], idx))
         seen.add(("ba-skip", ba is not None))
     for key in [("fit", 0), ("fit", 2), ("fit", 3), ("fit-nreasons", 1), ("fit-nreasons", 2),
                 ("fit-nreasons", 3), ("taint", 0), ("taint", 3), ("cordon", 0), ("cordon", 3),
@@ -294,7 +294,7 @@ def test_row_score_cache_follows_changes(seed: int) -> None:
     shapes = [random_pod(rng, names=names) for _ in range(3)]
     plugins = [BalancedAllocation(None, Handle(features=FeatureGates(v)))
                for v in SUPPORTED_VERSIONS]
-    plugins += [Fit(random_fit_args(rng), None) for _ in range(3)]
+    plugins += [Fit(random_fit_args(rng), Handle()) for _ in range(3)]
     placed: list = []
     for step in range(30):
         cache.update_snapshot(snap)

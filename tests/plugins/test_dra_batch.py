@@ -310,7 +310,7 @@ def test_forms_agree_on_random_clusters(seed: int, node_local: bool) -> None:
     text = "\n---\n".join(docs)
     for name in pods:
         try:
-            assert_forms_agree(DynamicResources({}, None), text, f"default/{name}")
+            assert_forms_agree(DynamicResources({}, Handle()), text, f"default/{name}")
         except AssertionError as e:  # a PreFilter rejection leaves nothing to compare
             if "PreFilter of DynamicResources returned" not in str(e):
                 raise

@@ -111,7 +111,7 @@ def test_calculate_resource_allocatable_request(enabled: bool, nd: str, resource
                                                 want: tuple[int, int]) -> None:
     sc = load_scenario_text("\n---\n".join([nd, *objects]))
     fit = Fit({"scoringStrategy": {"type": "LeastAllocated",
-                                   "resources": [{"name": resource, "weight": 1}]}})
+                                   "resources": [{"name": resource, "weight": 1}]}}, Handle())
     dra = dra_score_state(sc.objects, None, [resource]) if enabled else None
     requested, allocatable = fit.scorer.node_values(NodeInfo(sc.nodes[0]), (1,), dra)
     assert (allocatable[0], requested[0]) == want

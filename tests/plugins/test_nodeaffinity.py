@@ -25,6 +25,7 @@ from kubesched.api.types import NodeAffinity as NA
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, QueueingHint, Resource
+from kubesched.framework.handle import Handle
 from kubesched.framework.interface import NodeList, PluginError
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.snapshot import Snapshot
@@ -233,7 +234,7 @@ def _status_or_success(st: Status | None) -> Status:
 def test_node_affinity_filter(tc: FilterCase) -> None:
     node = make_node(tc.node_name, tc.labels)
     ni = NodeInfo(node)
-    p = NodeAffinity(tc.args, None)
+    p = NodeAffinity(tc.args, Handle())
     state = CycleState()
     snap = snapshot_from_nodes([node], [])
     if tc.run_pre_filter:
@@ -249,7 +250,7 @@ def test_node_affinity_filter(tc: FilterCase) -> None:
 
 
 def test_empty_node_selector_map_skips() -> None:
-    p = NodeAffinity(None, None)
+    p = NodeAffinity(None, Handle())
     _, st = p.pre_filter(CycleState(), make_pod({}), Snapshot())
     assert st is not None and st.is_skip()
 
@@ -261,18 +262,18 @@ def test_added_affinity_from_raw_args_and_invalid_args() -> None:
         "preferredDuringSchedulingIgnoredDuringExecution": [
             {"weight": 3, "preference": {"matchExpressions": [
                 {"key": "disk", "operator": "Exists"}]}}]}}
-    p = NodeAffinity(raw, None)
+    p = NodeAffinity(raw, Handle())
     assert p.filter(CycleState(), make_pod(), NodeInfo(make_node("n", {"zone": "a"}))) is None
     st = p.filter(CycleState(), make_pod(), NodeInfo(make_node("n", {"zone": "b"})))
     assert st == unresolvable(ERR_REASON_ENFORCED)
     assert p.score(CycleState(), make_pod(), NodeInfo(make_node("n", {"disk": ""}))) == 3
-    assert NodeAffinity({"addedAffinity": None}, None).added_node_selector is None
+    assert NodeAffinity({"addedAffinity": None}, Handle()).added_node_selector is None
     bad = added(required(term(req("zone", "In", "-bad-"))))
     with pytest.raises(InputError, match=r"addedAffinity\.requiredDuringScheduling"):
-        NodeAffinity(bad, None)
+        NodeAffinity(bad, Handle())
     bad = added(preferred=(PreferredSchedulingTerm(1, term(req("z", "Gt", "x"))),))
     with pytest.raises(InputError, match=r"addedAffinity\.preferredDuringScheduling"):
-        NodeAffinity(bad, None)
+        NodeAffinity(bad, Handle())
 
 
 # ---------------------------------------------------------------- TestNodeAffinityPriority
@@ -316,7 +317,7 @@ def test_node_affinity_priority(name: str, pod: Pod, nodes: list, want: list[int
                                 args: dict | None, run_pre_score: bool) -> None:
     node_objs = [make_node(n, labels) for n, labels in nodes]
     snap = snapshot_from_nodes(node_objs, [])
-    p = NodeAffinity(args, None)
+    p = NodeAffinity(args, Handle())
     state = CycleState()
     if run_pre_score:
         st = p.pre_score(state, pod, NodeList(snap.node_infos, np.arange(len(node_objs))))
@@ -331,12 +332,12 @@ def test_node_affinity_priority(name: str, pod: Pod, nodes: list, want: list[int
 
 
 def test_pre_score_skip_and_error() -> None:
-    p = NodeAffinity(None, None)
+    p = NodeAffinity(None, Handle())
     nodes = NodeList([], np.zeros(0, dtype=np.int64))
     st = p.pre_score(CycleState(), make_pod(), nodes)
     assert st is not None and st.is_skip()
     assert p.pre_score(CycleState(), make_pod(preferred=AFFINITY1), nodes) is None
-    p2 = NodeAffinity(added(preferred=AFFINITY1), None)
+    p2 = NodeAffinity(added(preferred=AFFINITY1), Handle())
     assert p2.pre_score(CycleState(), make_pod(), nodes) is None
     # all terms dropped (weight 0): not nil upstream either, so no Skip
     zero = (PreferredSchedulingTerm(0, term(req("foo", "In", "bar"))),)
@@ -386,19 +387,19 @@ HINT_CASES = {
 @pytest.mark.parametrize("case", list(HINT_CASES), ids=list(HINT_CASES))
 def test_is_schedulable_after_node_change(case: str) -> None:
     args, pod, old, new, want = HINT_CASES[case]
-    p = NodeAffinity(args, None)
+    p = NodeAffinity(args, Handle())
     assert p.is_schedulable_after_node_change(pod, old, new) == want
 
 
 @pytest.mark.parametrize(("old", "new"), [(None, "not-a-node"), ("not-a-node", make_node())])
 def test_is_schedulable_after_node_change_wrong_objects(old, new) -> None:
-    p = NodeAffinity(None, None)
+    p = NodeAffinity(None, Handle())
     with pytest.raises(TypeError):
         p.is_schedulable_after_node_change(POD_WITH_AFFINITY, old, new)
 
 
 def test_events_to_register() -> None:
-    p = NodeAffinity(None, None)
+    p = NodeAffinity(None, Handle())
     evs = p.events_to_register()
     assert len(evs) == 1
     assert evs[0].event.resource == Resource.NODE
@@ -464,7 +465,7 @@ def test_batch_and_per_node_forms_agree(seed: int) -> None:
                  for i in range(n)]
         snap = snapshot_from_nodes(nodes, [])
         try:
-            p = NodeAffinity(_rand_args(rng, n), None)
+            p = NodeAffinity(_rand_args(rng, n), Handle())
         except InputError:
             continue
         for i in range(4):
@@ -597,7 +598,7 @@ def golden_filter_expectations(g: Golden, plugin: str) -> dict[str, str | None]:
 @pytest.mark.parametrize("path", GOLDEN_CASES, ids=GOLDEN_IDS)
 def test_golden_node_affinity_verdicts(path: Path) -> None:
     g = golden_setup(path, NodeAffinity.name)
-    p = NodeAffinity(g.args, None)
+    p = NodeAffinity(g.args, Handle())
     checked = 0
     if g.filter_on:
         state = CycleState()

@@ -12,6 +12,7 @@ import pytest
 from kubesched.api.types import Container, ContainerPort, Node, ObjectMeta, Pod, PodSpec, PodStatus
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, QueueingHint, Resource
+from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo, pod_host_ports
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -99,7 +100,7 @@ def _ok(st: Status | None) -> Status:
 
 @pytest.mark.parametrize(("name", "pod", "existing", "want"), CASES, ids=[c[0] for c in CASES])
 def test_node_ports(name: str, pod: Pod, existing: list[Pod], want: Status | None) -> None:
-    p = NodePorts(None, None)
+    p = NodePorts(None, Handle())
     state = CycleState()
     ni = node_info(*existing)
     snap = snapshot_from_nodes([ni.node], existing)
@@ -111,7 +112,7 @@ def test_node_ports(name: str, pod: Pod, existing: list[Pod], want: Status | Non
 
 
 def test_skip_filter_without_host_ports() -> None:
-    p = NodePorts(None, None)
+    p = NodePorts(None, Handle())
     _, st = p.pre_filter(CycleState(), Pod(metadata=ObjectMeta(name="p"), spec=PodSpec()),
                          Snapshot())
     assert st is not None and st.code == Code.SKIP
@@ -123,7 +124,7 @@ def test_skip_filter_without_host_ports() -> None:
 
 
 def test_pre_filter_disabled() -> None:
-    p = NodePorts(None, None)
+    p = NodePorts(None, Handle())
     pod = Pod(metadata=ObjectMeta(name="p"), spec=PodSpec())
     st = p.filter(CycleState(), pod, NodeInfo(Node(metadata=ObjectMeta(name="n"))))
     assert st is not None and st.code == Code.ERROR
@@ -154,7 +155,7 @@ def test_host_ports_of_pod() -> None:
 
 
 def test_events_to_register() -> None:
-    evs = NodePorts(None, None).events_to_register()
+    evs = NodePorts(None, Handle()).events_to_register()
     assert [(e.event.resource, e.event.action, e.hint is not None) for e in evs] == [
         (Resource.POD, ActionType.DELETE, True), (Resource.NODE, ActionType.ADD, False)]
 
@@ -178,13 +179,13 @@ def _pod_on(node_name: str, *ports: str, nominated: str = "") -> Pod:
     ("skip-unscheduled-pod-with-the-port", _pod_on("", "TCP//8080"), QueueingHint.SKIP),
 ])
 def test_is_schedulable_after_pod_deleted(name: str, old: Pod, want: QueueingHint) -> None:
-    assert NodePorts(None, None).is_schedulable_after_pod_deleted(
+    assert NodePorts(None, Handle()).is_schedulable_after_pod_deleted(
         POD_WITH_HOST_PORT, old, None) == want
 
 
 def test_is_schedulable_after_pod_deleted_wrong_object() -> None:
     with pytest.raises(TypeError):
-        NodePorts(None, None).is_schedulable_after_pod_deleted(POD_WITH_HOST_PORT,
+        NodePorts(None, Handle()).is_schedulable_after_pod_deleted(POD_WITH_HOST_PORT,
                                                                "not-a-pod", None)
 
 
@@ -230,7 +231,7 @@ def test_batch_and_per_node_agree_with_check_conflict(seed: int) -> None:
         pods = [new_pod(f"n{rng.randrange(n)}", *_rand_ports(rng, rng.randrange(3)))
                 for _ in range(rng.randrange(3 * n))]
         snap = snapshot_from_nodes(nodes, pods)
-        p = NodePorts(None, None)
+        p = NodePorts(None, Handle())
         for _ in range(5):
             pod = new_pod("", *_rand_ports(rng, rng.randrange(1, 4)))
             state = CycleState()
@@ -268,7 +269,7 @@ def test_golden_node_ports_verdicts(path) -> None:
     g = golden_setup(path, NodePorts.name)
     if not g.filter_on:
         pytest.skip("NodePorts disabled")
-    p = NodePorts(g.args, None)
+    p = NodePorts(g.args, Handle())
     state = CycleState()
     _, st = p.pre_filter(state, g.target, g.snap)
     skipped = st is not None and st.is_skip()

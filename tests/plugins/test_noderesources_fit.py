@@ -10,6 +10,7 @@ from _plugtest_util import make_node, make_pod, run_filter, snapshot
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, QueueingHint, Resource
+from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code
 from kubesched.plugins.noderesources import Fit
@@ -154,7 +155,7 @@ ENOUGH = [
 
 def _check(pod, nd, existing, args, code, reasons):
     pods = [] if existing is None else [make_pod(reqs=[existing], node="node")]
-    (st,) = run_filter(Fit(args, None), pod, snapshot([nd], pods))
+    (st,) = run_filter(Fit(args, Handle()), pod, snapshot([nd], pods))
     assert st.code == code
     assert st.reasons == reasons
 
@@ -223,7 +224,7 @@ def test_multiple_scalar_reasons_are_sorted_and_grouped() -> None:
 
 def test_filter_without_pre_filter_is_an_error() -> None:
     snap = snapshot([node()])
-    st = Fit(None, None).filter(CycleState(), rp(), snap.node_infos[0])
+    st = Fit(None, Handle()).filter(CycleState(), rp(), snap.node_infos[0])
     assert st is not None and st.code == Code.ERROR
 
 
@@ -231,7 +232,7 @@ def test_filter_without_pre_filter_is_an_error() -> None:
 
 
 def test_events_to_register() -> None:
-    evs = Fit(None, None).events_to_register()
+    evs = Fit(None, Handle()).events_to_register()
     got = [(e.event.resource, e.event.action) for e in evs]
     assert got == [
         (Resource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
@@ -278,7 +279,7 @@ POD_HINTS = [
 @pytest.mark.parametrize("case", POD_HINTS, ids=[c[0] for c in POD_HINTS])
 def test_is_schedulable_after_pod_change(case) -> None:
     _name, pod, old, new, want = case
-    assert Fit(None, None).is_schedulable_after_pod_event(pod, old, new) == want
+    assert Fit(None, Handle()).is_schedulable_after_pod_event(pod, old, new) == want
 
 
 def cap_node(**cap):
@@ -309,7 +310,7 @@ NODE_HINTS = [
 @pytest.mark.parametrize("case", NODE_HINTS, ids=[c[0] for c in NODE_HINTS])
 def test_is_schedulable_after_node_change(case) -> None:
     _name, pod, old, new, want = case
-    assert Fit(None, None).is_schedulable_after_node_change(pod, old, new) == want
+    assert Fit(None, Handle()).is_schedulable_after_node_change(pod, old, new) == want
 
 
 def test_node_info_fields_used_by_filter() -> None:
@@ -317,7 +318,7 @@ def test_node_info_fields_used_by_filter() -> None:
     # when the node allows no pods
     ni = NodeInfo(make_node("n", capacity={"cpu": "1"}, add_pods=False))
     state = CycleState()
-    plugin = Fit(None, None)
+    plugin = Fit(None, Handle())
     plugin.pre_filter(state, rp(), None)  # type: ignore[arg-type]
     st = plugin.filter(state, rp(), ni)
     assert st is not None and st.reasons == ("Too many pods",) and st.code == U
@@ -331,7 +332,7 @@ def test_more_checks_than_a_bit_mask_holds() -> None:
              make_node("half", capacity={n: 2 if i % 2 else 0 for i, n in enumerate(names)}),
              make_node("roomy", capacity={n: 3 for n in names})]
     used = rp(r(scalars={n: 1 for n in names}), node="full")
-    statuses = run_filter(Fit(None, None), rp(r(scalars={n: 1 for n in names})),
+    statuses = run_filter(Fit(None, Handle()), rp(r(scalars={n: 1 for n in names})),
                           snapshot(nodes, [used]))
     assert [s.code for s in statuses] == [U, UU, OK]
     assert statuses[0].reasons == tuple(f"Insufficient {n}" for n in names)

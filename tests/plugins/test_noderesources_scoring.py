@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from _plugtest_util import make_node, make_node_milli, make_pod, run_scores, snapshot
 
+from kubesched.framework.handle import Handle
 from kubesched.framework.interface import PluginError
 from kubesched.plugins.noderesources import Fit
 
@@ -28,7 +29,7 @@ def fit(strategy, resources, shape=None):
     ss = {"type": strategy, "resources": resources}
     if shape is not None:
         ss["requestedToCapacityRatio"] = {"shape": shape}
-    return Fit({"scoringStrategy": ss}, None)
+    return Fit({"scoringStrategy": ss}, Handle())
 
 
 # (name, pod reqs, nodes, existing pods [(node, reqs)], resources, expected)
@@ -251,8 +252,8 @@ def test_fit_score_with_sidecar_container(strategy, want) -> None:
 
 def test_default_args_are_least_allocated_cpu_memory() -> None:
     for args in (None, {}, {"scoringStrategy": {"type": "LeastAllocated"}}):
-        p = Fit(args, None)
+        p = Fit(args, Handle())
         assert p.strategy_type == "LeastAllocated"
         assert [(r.name, r.weight) for r in p.resources] == [("cpu", 1), ("memory", 1)]
     with pytest.raises(ValueError, match="not supported"):
-        Fit({"scoringStrategy": {"type": "Bogus"}}, None)
+        Fit({"scoringStrategy": {"type": "Bogus"}}, Handle())

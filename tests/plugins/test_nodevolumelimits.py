@@ -24,6 +24,7 @@ from _volume_util import (
 from kubesched.api.storage import MIGRATED_PLUGINS_ANNOTATION
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, QueueingHint, Resource
+from kubesched.framework.handle import Handle
 from kubesched.framework.status import Code
 from kubesched.plugins.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
@@ -270,7 +271,7 @@ def test_qhint_pvc_added(name, pod, pvc, want) -> None:
 
 def test_registered_events() -> None:
     evs = [(e.event.resource, e.event.action, e.hint is None)
-           for e in NodeVolumeLimits().events_to_register()]
+           for e in NodeVolumeLimits(None, Handle()).events_to_register()]
     assert evs == [(Resource.CSI_NODE, ActionType.ADD, True),
                    (Resource.POD, ActionType.DELETE, False),
                    (Resource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, False)]

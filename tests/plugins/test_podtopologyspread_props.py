@@ -44,6 +44,7 @@ from kubesched.api.types import (
 )
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, QueueingHint, Resource
+from kubesched.framework.handle import Handle
 from kubesched.framework.interface import implements
 from kubesched.framework.status import Code
 from kubesched.plugins.helper import find_matching_untolerated_taint, go_round
@@ -369,7 +370,7 @@ def test_score_normalize_alignment_follows_score_batch_rows() -> None:
 
 
 def test_events_to_register() -> None:
-    pl = PodTopologySpread({})
+    pl = PodTopologySpread({}, Handle())
     ev = pl.events_to_register()
     assert [(e.event.resource, e.event.action) for e in ev] == [
         (Resource.POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
@@ -391,7 +392,7 @@ def _target(ntp: str | None = None) -> Pod:
 
 def test_pod_change_hints() -> None:
     """isSchedulableAfterPodChange, cases of upstream plugin_test.go."""
-    pl = PodTopologySpread({})
+    pl = PodTopologySpread({}, Handle())
     h = pl.is_schedulable_after_pod_change
     Q, SK = QueueingHint.QUEUE, QueueingHint.SKIP
     bound = make_pod("x", node="n1", labels={"foo": ""})
@@ -416,7 +417,7 @@ def test_pod_change_hints() -> None:
 
 
 def test_node_change_hints() -> None:
-    pl = PodTopologySpread({})
+    pl = PodTopologySpread({}, Handle())
     h = pl.is_schedulable_after_node_change
     Q, SK = QueueingHint.QUEUE, QueueingHint.SKIP
     pod = make_pod("p", labels={"foo": ""}, constraints=(

@@ -42,7 +42,7 @@ NODE_UNSCHEDULABLE = [
 def test_node_unschedulable(case) -> None:
     _name, tolerations, unschedulable, fail = case
     pod = make_pod(tolerations=tolerations)
-    (st,) = run_filter(NodeUnschedulable(None, None), pod,
+    (st,) = run_filter(NodeUnschedulable(None, Handle()), pod,
                        snapshot([make_node("n", unschedulable=unschedulable)]))
     if fail:
         assert (st.code, st.reasons) == (UU, ("node(s) were unschedulable",))
@@ -53,12 +53,12 @@ def test_node_unschedulable(case) -> None:
 def test_node_unschedulable_mixed_batch() -> None:
     nodes = [make_node("a", unschedulable=True), make_node("b"), make_node("c",
                                                                            unschedulable=True)]
-    sts = run_filter(NodeUnschedulable(None, None), make_pod(), snapshot(nodes))
+    sts = run_filter(NodeUnschedulable(None, Handle()), make_pod(), snapshot(nodes))
     assert [s.code for s in sts] == [UU, Code.SUCCESS, UU]
 
 
 def test_node_unschedulable_hints() -> None:
-    p = NodeUnschedulable(None, None)
+    p = NodeUnschedulable(None, Handle())
     assert [(e.event.resource, e.event.action) for e in p.events_to_register()] == [
         (Resource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
         (Resource.POD, ActionType.UPDATE_POD_TOLERATION)]
@@ -86,7 +86,7 @@ NODE_NAME = [
 @pytest.mark.parametrize("case", NODE_NAME, ids=[c[0] for c in NODE_NAME])
 def test_node_name(case) -> None:
     _name, pod_node, node_name, fail = case
-    (st,) = run_filter(NodeName(None, None), make_pod(node=pod_node),
+    (st,) = run_filter(NodeName(None, Handle()), make_pod(node=pod_node),
                        snapshot([make_node(node_name)]))
     if fail:
         assert (st.code, st.reasons) == (UU, ("node(s) didn't match the requested node name",))
@@ -96,17 +96,17 @@ def test_node_name(case) -> None:
 
 def test_node_name_batch_picks_one_node_and_events() -> None:
     nodes = [make_node(x) for x in ("a", "b", "c")]
-    sts = run_filter(NodeName(None, None), make_pod(node="b"), snapshot(nodes))
+    sts = run_filter(NodeName(None, Handle()), make_pod(node="b"), snapshot(nodes))
     assert [s.code for s in sts] == [UU, Code.SUCCESS, UU]
-    sts = run_filter(NodeName(None, None), make_pod(node="zzz"), snapshot(nodes))
+    sts = run_filter(NodeName(None, Handle()), make_pod(node="zzz"), snapshot(nodes))
     assert [s.code for s in sts] == [UU, UU, UU]
-    evs = NodeName(None, None).events_to_register()
+    evs = NodeName(None, Handle()).events_to_register()
     assert [(e.event.resource, e.event.action, e.hint) for e in evs] == [
         (Resource.NODE, ActionType.ADD, None)]
 
 
 def test_scheduling_gates() -> None:
-    p = SchedulingGates(None, None)
+    p = SchedulingGates(None, Handle())
     assert p.pre_enqueue(make_pod()) is None
     st = p.pre_enqueue(make_pod(gates=["g1", "g2"]))
     assert st is not None and st.code == UU
@@ -120,7 +120,7 @@ def test_scheduling_gates() -> None:
 
 
 def test_priority_sort() -> None:
-    p = PrioritySort(None, None)
+    p = PrioritySort(None, Handle())
     hi = QueuedPodInfo(make_pod(priority=10), timestamp=5.0)
     lo_early = QueuedPodInfo(make_pod(priority=1), timestamp=1.0)
     lo_late = QueuedPodInfo(make_pod(priority=1), timestamp=2.0)
@@ -157,7 +157,7 @@ def test_default_binder() -> None:
     bad = _Backend(RuntimeError('pods "web" not found'))
     st = DefaultBinder(None, Handle(backend=bad)).bind(CycleState(), pod, "n1")
     assert st is not None and st.code == Code.ERROR and st.reasons == ('pods "web" not found',)
-    st = DefaultBinder(None, None).bind(CycleState(), pod, "n1")
+    st = DefaultBinder(None, Handle()).bind(CycleState(), pod, "n1")
     assert st is not None and st.code == Code.ERROR
 
 

@@ -9,6 +9,7 @@ from _plugtest_util import make_node, make_pod, run_filter, run_scores, snapshot
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, QueueingHint, Resource
+from kubesched.framework.handle import Handle
 from kubesched.framework.interface import PluginError
 from kubesched.framework.status import Code
 from kubesched.plugins.tainttoleration import TaintToleration
@@ -62,7 +63,7 @@ SCORE = [
 def test_taint_toleration_score(case) -> None:
     _name, tolerations, node_taints, want = case
     nodes = [node_with_taints(f"node{chr(65 + i)}", t) for i, t in enumerate(node_taints)]
-    got = run_scores(TaintToleration(None, None), pod_with_tolerations(tolerations),
+    got = run_scores(TaintToleration(None, Handle()), pod_with_tolerations(tolerations),
                      snapshot(nodes))
     assert got == want
 
@@ -70,7 +71,7 @@ def test_taint_toleration_score(case) -> None:
 def test_score_without_pre_score_is_an_error() -> None:
     snap = snapshot([node_with_taints("nodeA", [])])
     with pytest.raises(PluginError):
-        TaintToleration(None, None).score(CycleState(), make_pod(), snap.node_infos[0])
+        TaintToleration(None, Handle()).score(CycleState(), make_pod(), snap.node_infos[0])
 
 
 REASON = "node(s) had untolerated taint(s)"
@@ -111,7 +112,7 @@ FILTER = [
 @pytest.mark.parametrize("case", FILTER, ids=[c[0] for c in FILTER])
 def test_taint_toleration_filter(case) -> None:
     _name, tolerations, node_taints, fits = case
-    (st,) = run_filter(TaintToleration(None, None), pod_with_tolerations(tolerations),
+    (st,) = run_filter(TaintToleration(None, Handle()), pod_with_tolerations(tolerations),
                        snapshot([node_with_taints("nodeA", node_taints)]))
     if fits:
         assert st.code == Code.SUCCESS
@@ -126,13 +127,13 @@ def test_legacy_reason_names_the_first_untolerated_taint(monkeypatch) -> None:
                                     taint("other", "2")]),
              node_with_taints("b", [taint("team", "")]),
              node_with_taints("c", [])]
-    sts = run_filter(TaintToleration(None, None), make_pod(), snapshot(nodes))
+    sts = run_filter(TaintToleration(None, Handle()), make_pod(), snapshot(nodes))
     assert [s.reasons for s in sts] == [("node(s) had untolerated taint {dedicated: gpu}",),
                                         ("node(s) had untolerated taint {team: }",), ()]
 
 
 def test_events_to_register() -> None:
-    evs = TaintToleration(None, None).events_to_register()
+    evs = TaintToleration(None, Handle()).events_to_register()
     assert [(e.event.resource, e.event.action) for e in evs] == [
         (Resource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
         (Resource.POD, ActionType.UPDATE_POD_TOLERATION),

@@ -49,6 +49,7 @@ from kubesched.api.types import LabelSelector, ObjectMeta
 from kubesched.config import default_config, load_config
 from kubesched.config.args import default_args, validate_args
 from kubesched.config.features import FeatureGates
+from kubesched.config.plugin_args import args_to_dict
 from kubesched.errors import InputError
 from kubesched.framework.handle import Handle
 from kubesched.framework.snapshot import Snapshot
@@ -208,8 +209,9 @@ def test_default_shape_per_release() -> None:
     on = FeatureGates("1.36", (("StorageCapacityScoring", True),))
     assert default_args("VolumeBinding", features=on)["shape"] == shape((0, 10), (100, 0))
     cfg = default_config(V137)
-    assert cfg.profiles[0].plugin_config["VolumeBinding"]["shape"] == shape((0, 10), (100, 0))
-    assert default_config(V135).profiles[0].plugin_config["VolumeBinding"]["shape"] is None
+    assert args_to_dict(cfg.profiles[0].plugin_config["VolumeBinding"])["shape"] == shape(
+        (0, 10), (100, 0))
+    assert default_config(V135).profiles[0].plugin_config["VolumeBinding"].shape is None
 
 
 def test_shape_validation_per_release() -> None:

@@ -826,7 +826,7 @@ def test_pv_affinity_ignores_match_fields() -> None:
 
 def test_registered_events() -> None:
     evs = [(e.event.resource, e.event.action, e.hint is None)
-           for e in VolumeBinding().events_to_register()]
+           for e in VolumeBinding(None, Handle()).events_to_register()]
     add_update = ActionType.ADD | ActionType.UPDATE
     assert evs == [
         (Resource.STORAGE_CLASS, add_update, False),

@@ -12,6 +12,7 @@ import pytest
 from _volume_util import as_pair, filter_all, make_node, make_pod, make_pvc, prefilter, setup
 
 from kubesched.framework.events import QueueingHint
+from kubesched.framework.handle import Handle
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.status import Code
 from kubesched.plugins.volumerestrictions import (
@@ -250,7 +251,8 @@ def test_hint_pvc_added(name, claims, pod_ns, added, want) -> None:
 def test_registered_events() -> None:
     from kubesched.framework.events import ActionType, Resource
 
-    evs = [(e.event.resource, e.event.action) for e in VolumeRestrictions().events_to_register()]
+    evs = [(e.event.resource, e.event.action)
+           for e in VolumeRestrictions(None, Handle()).events_to_register()]
     assert evs == [(Resource.POD, ActionType.DELETE), (Resource.NODE, ActionType.ADD),
                    (Resource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD)]
 

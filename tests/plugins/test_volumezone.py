@@ -20,6 +20,7 @@ from _volume_util import (
 
 from kubesched.api.types import REGION_LABEL, REGION_LABEL_BETA, ZONE_LABEL, ZONE_LABEL_BETA
 from kubesched.framework.events import QueueingHint
+from kubesched.framework.handle import Handle
 from kubesched.framework.status import Code
 from kubesched.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone, label_zones_to_set
 
@@ -222,11 +223,11 @@ PVC_HINTS = [
 @pytest.mark.parametrize(("name", "pod", "old", "new", "want"), PVC_HINTS,
                          ids=[c[0] for c in PVC_HINTS])
 def test_hint_pvc_change(name, pod, old, new, want) -> None:
-    assert VolumeZone().is_schedulable_after_pvc_change(pod, old, new) == want
+    assert VolumeZone(None, Handle()).is_schedulable_after_pvc_change(pod, old, new) == want
 
 
 def test_hint_wrong_objects_raise() -> None:
-    p = VolumeZone()
+    p = VolumeZone(None, Handle())
     with pytest.raises(TypeError):  # counted as Queue, as upstream's error
         p.is_schedulable_after_pvc_change(pod_with("PVC_1"), None, "not-a-pvc")
     with pytest.raises(TypeError):
@@ -238,7 +239,7 @@ def test_hint_wrong_objects_raise() -> None:
 
 
 def test_hint_storage_class_added() -> None:
-    p = VolumeZone()
+    p = VolumeZone(None, Handle())
     assert p.is_schedulable_after_storage_class_added(
         pod_with("PVC_1"), None, make_sc("SC_1", mode="Immediate")) == QueueingHint.SKIP
     assert p.is_schedulable_after_storage_class_added(
@@ -260,6 +261,6 @@ PV_HINTS = [
 @pytest.mark.parametrize(("name", "old", "new", "want"), PV_HINTS, ids=[c[0] for c in PV_HINTS])
 def test_hint_pv_change(name, old, new, want) -> None:
     old_pv = None if old is None else make_pv("Vol_1", labels=old)
-    got = VolumeZone().is_schedulable_after_pv_change(pod_with("PVC_1"), old_pv,
+    got = VolumeZone(None, Handle()).is_schedulable_after_pv_change(pod_with("PVC_1"), old_pv,
                                                       make_pv("Vol_1", labels=new))
     assert got == want

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kubesched.framework.handle import Handle
 from kubesched.research.gpushare import GpuShare
 from kubesched.research.openb import OpenbSpec, load_openb
 from kubesched.research.policies import POLICIES, TIE_BREAK, typical_pods, typical_to_args
@@ -56,7 +57,7 @@ def test_batch_forms_agree_with_per_node_forms(tmp_path: Path, plugin: str,
     typical = typical_to_args(typical_pods(t.shape for t in trace))
     args = {"typicalPods": typical}
     for p in pods[35:]:
-        obj = (GpuShare({"gpuSelMethod": "best"}) if plugin == "GpuShare"
-               else TIE_BREAK[plugin][0](args) if plugin in TIE_BREAK
-               else POLICIES[plugin](args))
+        obj = (GpuShare({"gpuSelMethod": "best"}, Handle()) if plugin == "GpuShare"
+               else TIE_BREAK[plugin][0](args, Handle()) if plugin in TIE_BREAK
+               else POLICIES[plugin](args, Handle()))
         assert_forms_agree(obj, sc, p.key)

@@ -2,11 +2,6 @@
 
 from kubesched.config.args import (
     ARGS_PLUGINS,
-    LEAST_ALLOCATED,
-    LIST_DEFAULTING,
-    MOST_ALLOCATED,
-    REQUESTED_TO_CAPACITY_RATIO,
-    SYSTEM_DEFAULTING,
     default_args,
     parse_duration,
 )
@@ -24,6 +19,13 @@ from kubesched.config.load import (
     load_config_file,
     parse_yaml_documents,
     run_config,
+)
+from kubesched.config.plugin_args import (
+    LEAST_ALLOCATED,
+    LIST_DEFAULTING,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    SYSTEM_DEFAULTING,
 )
 from kubesched.config.types import (
     API_VERSION,

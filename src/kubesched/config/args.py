@@ -4,20 +4,10 @@ Upstream: ``staging/src/k8s.io/kube-scheduler/config/v1/types_pluginargs.go`` (f
 ``pkg/scheduler/apis/config/v1/defaults.go`` (SetDefaults_*Args) and
 ``pkg/scheduler/apis/config/validation/validation_pluginargs.go`` (Validate*Args).
 
-After :func:`decode_args` + :func:`default_args`, every known args dict has all of its fields:
-
-- ``NodeResourcesFit``: ``{"ignoredResources": [str], "ignoredResourceGroups": [str],
-  "scoringStrategy": {"type": str, "resources": [{"name": str, "weight": int}],
-  "requestedToCapacityRatio": None | {"shape": [{"utilization": int, "score": int}]}}}``
-- ``NodeResourcesBalancedAllocation``: ``{"resources": [{"name": str, "weight": int}]}``
-- ``PodTopologySpread``: ``{"defaultConstraints": [constraint dict as given],
-  "defaultingType": "System" | "List"}`` (System: the plugin uses its built-in constraints)
-- ``InterPodAffinity``: ``{"hardPodAffinityWeight": int,
-  "ignorePreferredTermsOfExistingPods": bool}``
-- ``DefaultPreemption``: ``{"minCandidateNodesPercentage": int, "minCandidateNodesAbsolute": int}``
-- ``VolumeBinding``: ``{"bindTimeoutSeconds": int, "shape": None | [{"utilization", "score"}]}``
-- ``NodeAffinity``: ``{"addedAffinity": None | NodeAffinity dict as given}``
-- ``DynamicResources``: ``{"filterTimeout": str | None, "bindingTimeout": str | None}``
+:func:`decode_args` checks a document against the v1 schema (camelCase keys);
+:func:`~kubesched.config.plugin_args.build_args` defaults it into the plugin's dataclass,
+where the defaults are stated; :func:`default_args` is that as a dict (camelCase), which
+:func:`validate_args` reads.
 """
 
 from __future__ import annotations
@@ -30,6 +20,17 @@ from typing import Any
 
 from kubesched.api.validation import label_value_errors, qualified_name_errors
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
+from kubesched.config.plugin_args import (
+    ARGS_TYPES,
+    LEAST_ALLOCATED,
+    LIST_DEFAULTING,
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    SYSTEM_DEFAULTING,
+    args_to_dict,
+    build_args,
+)
 from kubesched.config.types import API_VERSION, FieldError, join_path
 
 # ============================================================ strict decoding
@@ -283,13 +284,7 @@ ARGS_SCHEMAS: dict[str, Obj] = {
 # Plugins with an upstream v1 ``<Name>Args`` type: they get default args when enabled.
 ARGS_PLUGINS: frozenset[str] = frozenset(ARGS_SCHEMAS)
 
-LEAST_ALLOCATED = "LeastAllocated"
-MOST_ALLOCATED = "MostAllocated"
-REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
 SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
-SYSTEM_DEFAULTING = "System"
-LIST_DEFAULTING = "List"
-MAX_CUSTOM_PRIORITY_SCORE = 10
 
 # StorageCapacityScoring, DRASchedulerFilterTimeout and the binding-condition gates are read
 # from the run's gates.
@@ -306,10 +301,6 @@ def _binding_conditions(features: FeatureGates | None) -> bool:
     gates = features if features is not None else DEFAULT_FEATURE_GATES
     return (gates.enabled("DRADeviceBindingConditions")
             and gates.enabled("DRAResourceClaimDeviceStatus"))
-
-
-def _default_resources() -> list[dict[str, Any]]:
-    return [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 
 
 def decode_args(plugin: str, raw: Any, path: str) -> dict[str, Any]:
@@ -343,63 +334,12 @@ def _storage_capacity_scoring(features: FeatureGates | None) -> bool:
 
 def default_args(plugin: str, args: dict[str, Any] | None = None,
                  features: FeatureGates | None = None) -> dict[str, Any]:
-    """Upstream's SetDefaults_<Plugin>Args on a decoded args dict (a new dict is returned);
-    ``features``: the run's gates (default: the default release's)."""
-    a = copy.deepcopy(args) if args else {}
-    if plugin == "NodeResourcesFit":
-        a.setdefault("ignoredResources", [])
-        a.setdefault("ignoredResourceGroups", [])
-        if "scoringStrategy" not in a:
-            a["scoringStrategy"] = {"type": LEAST_ALLOCATED, "resources": _default_resources()}
-        ss = a["scoringStrategy"]
-        ss.setdefault("type", "")
-        if not ss.get("resources"):
-            ss["resources"] = _default_resources()
-        for r in ss["resources"]:
-            r.setdefault("name", "")
-            if not r.get("weight"):
-                r["weight"] = 1
-        ss.setdefault("requestedToCapacityRatio", None)
-        if ss["requestedToCapacityRatio"] is not None:
-            ss["requestedToCapacityRatio"].setdefault("shape", [])
-    elif plugin == "NodeResourcesBalancedAllocation":
-        if not a.get("resources"):
-            a["resources"] = _default_resources()
-        for r in a["resources"]:
-            r.setdefault("name", "")
-            if not r.get("weight"):
-                r["weight"] = 1
-    elif plugin == "PodTopologySpread":
-        a.setdefault("defaultConstraints", [])
-        if not a.get("defaultingType"):
-            a["defaultingType"] = SYSTEM_DEFAULTING
-    elif plugin == "InterPodAffinity":
-        a.setdefault("hardPodAffinityWeight", 1)
-        a.setdefault("ignorePreferredTermsOfExistingPods", False)
-    elif plugin == "DefaultPreemption":
-        a.setdefault("minCandidateNodesPercentage", 10)
-        a.setdefault("minCandidateNodesAbsolute", 100)
-    elif plugin == "VolumeBinding":
-        a.setdefault("bindTimeoutSeconds", 600)
-        a.setdefault("shape", None)
-        if not a["shape"] and _storage_capacity_scoring(features):
-            # emptier storage scores higher (KEP-4049's default)
-            a["shape"] = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE},
-                          {"utilization": 100, "score": 0}]
-    elif plugin == "NodeAffinity":
-        a.setdefault("addedAffinity", None)
-    elif plugin == "Coscheduling":  # scheduler-plugins' SetDefaults_CoschedulingArgs
-        a.setdefault("permitWaitingTimeSeconds", 60)
-        a.setdefault("podGroupBackoffSeconds", 0)
-        a.setdefault("podGroupRejectPercentage", 10)
-    elif plugin == "DynamicResources":
-        if "filterTimeout" not in a and _filter_timeout_gate(features):
-            a["filterTimeout"] = "10s"
-        a.setdefault("filterTimeout", None)
-        if a.get("bindingTimeout") is None and _binding_conditions(features):
-            a["bindingTimeout"] = "10m0s"
-        a.setdefault("bindingTimeout", None)
-    return a
+    """Upstream's SetDefaults_<Plugin>Args on a decoded args dict, as a new dict (the
+    defaults are the dataclasses' of ``plugin_args``); ``features``: the run's gates
+    (default: the default release's)."""
+    if plugin not in ARGS_TYPES:
+        return copy.deepcopy(args) if args else {}
+    return args_to_dict(build_args(plugin, copy.deepcopy(args) if args else {}, features))
 
 
 # ============================================================ validation

@@ -30,6 +30,7 @@ from kubesched.config.args import (
 )
 from kubesched.config.defaults import INVALID_V1_PLUGINS, default_plugins, merge_plugins
 from kubesched.config.features import FeatureGates
+from kubesched.config.plugin_args import args_to_dict, build_args
 from kubesched.config.types import (
     ALL_PLUGIN_SETS,
     API_VERSION,
@@ -189,7 +190,7 @@ def _apply_extender_ignored_resources(cfg: SchedulerConfiguration, source: str) 
         if args is None:
             raise InputError("can't find NodeResourcesFitArgs in plugin config", file=source,
                              obj=KIND, field=f"{prof.field_path}.pluginConfig")
-        args["ignoredResources"] = list(ignored)
+        args.ignored_resources = list(ignored)
 
 
 def load_config_file(path: str | Path, features: FeatureGates | None = None
@@ -303,18 +304,20 @@ def _build(raw: dict[str, Any], source: str, features: FeatureGates | None = Non
         plugins = merge_plugins(default_plugins(cfg.features), custom)
 
         entries: list[_PluginConfigEntry] = []
-        plugin_config: dict[str, dict[str, Any]] = {}
+        plugin_config: dict[str, Any] = {}
         for j, pc in enumerate(rp.get("pluginConfig", [])):
             pname = pc.get("name", "")
             path = f"profiles[{i}].pluginConfig[{j}].args"
             args = argsmod.decode_args(pname, pc.get("args"), path)
+            built: Any = args
             if pname in argsmod.ARGS_PLUGINS:
-                args = argsmod.default_args(pname, args, cfg.features)
+                built = build_args(pname, args, cfg.features)
+                args = args_to_dict(built)  # what validation reads
             entries.append(_PluginConfigEntry(pname, args, path))
-            plugin_config.setdefault(pname, args)
+            plugin_config.setdefault(pname, built)
         for pname in plugins.enabled_names():
             if pname in argsmod.ARGS_PLUGINS and pname not in plugin_config:
-                plugin_config[pname] = argsmod.default_args(pname, features=cfg.features)
+                plugin_config[pname] = build_args(pname, {}, cfg.features)
         all_entries.append(entries)
         cfg.profiles.append(Profile(
             scheduler_name=name if name is not None else "",

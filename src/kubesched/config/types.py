@@ -1,7 +1,7 @@
 """KubeSchedulerConfiguration v1 as kubesched holds it after loading: defaulted and validated.
 
-Field names follow upstream's Go/YAML names in snake_case; plugin args stay plain dicts with
-upstream's camelCase keys (see :mod:`kubesched.config.args` for their exact shapes).
+Field names follow upstream's Go/YAML names in snake_case; the in-tree plugins' args are
+the dataclasses of :mod:`kubesched.config.plugin_args`, other plugins' plain dicts.
 """
 
 from __future__ import annotations
@@ -123,9 +123,9 @@ class Profile:
     scheduler_name: str
     percentage_of_nodes_to_score: int | None = None
     plugins: Plugins = field(default_factory=Plugins)
-    # Plugin name -> defaulted args (camelCase keys). Args of plugins without an upstream Args
-    # type (out-of-tree) are kept as given.
-    plugin_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Plugin name -> defaulted args: the plugin's ``plugin_args`` dataclass. Args of plugins
+    # without an upstream Args type (out-of-tree) are kept as given (a dict).
+    plugin_config: dict[str, Any] = field(default_factory=dict)
     # The profile's own ``plugins`` before the merge over the defaults (None: none given),
     # to merge again when the feature gates add default plugins.
     custom_plugins: Plugins | None = field(default=None, compare=False, repr=False)

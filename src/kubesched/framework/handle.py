@@ -109,7 +109,6 @@ class Handle:
         return out
 
 
-def feature_enabled(handle: Handle | None, name: str) -> bool:
-    """A gate as the plugin's handle has it; a plugin built without a handle (unit tests)
-    sees the default release's defaults."""
-    return (handle.features if handle is not None else DEFAULT_FEATURE_GATES).enabled(name)
+def feature_enabled(handle: Handle, name: str) -> bool:
+    """A gate as the plugin's handle has it."""
+    return handle.features.enabled(name)

@@ -34,8 +34,20 @@ class PluginError(Exception):
 
 class Plugin:
     name: ClassVar[str] = ""
+    # never None: ``construct`` gives every plugin the profile's handle, whatever its
+    # constructor takes; the in-tree plugins require one (tests build it with ``Handle()``)
+    handle: Handle
+    # an in-tree plugin's ``config.plugin_args`` dataclass (its subclass says which), an
+    # out-of-tree plugin's pluginConfig args as given (a dict)
+    args: Any
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: Any = None, handle: Handle | None = None) -> None:
+        """An out-of-tree plugin may be built bare (its tests, docs/plugins.md): it gets a
+        minimal handle until a profile gives it its own."""
+        if handle is None:
+            from kubesched.framework.handle import Handle
+
+            handle = Handle()
         self.args = args or {}
         self.handle = handle
 

@@ -59,7 +59,7 @@ from kubesched.framework.observer import Observer, instrumented, status_label
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
-from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS, PERMIT_WAIT_MESSAGES
+from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS, PERMIT_WAIT_MESSAGES, WaitingPod
 
 log = logging.getLogger(__name__)
 
@@ -591,6 +591,16 @@ class Framework:
             return Status(Code.WAIT, ("one or more plugins asked to wait and no plugin "
                                       f'rejected pod "{pod.name}"',)), timeouts
         return Status(), {}
+
+    def wait_on_permit(self, wp: WaitingPod) -> Status:
+        """WaitOnPermit, once ``wp``'s outcome is known: Success, the rejection as it came,
+        or any other failure (a preemption, v1.36) as an Error. The core never blocks: the
+        waiting-pods map hands each outcome to the scheduler as it comes, and the binding
+        cycle starts from here."""
+        st = wp.status or Status()
+        if st.is_success() or st.is_rejected():
+            return st
+        return Status(Code.ERROR, (f"waiting on permit for pod: {st.message()}",), st.plugin)
 
     @_point("PreBind")
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:

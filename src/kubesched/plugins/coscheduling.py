@@ -24,6 +24,7 @@ from kubesched.api.gangs import (
     coscheduling_label,
 )
 from kubesched.api.types import PODS, Pod
+from kubesched.config.plugin_args import CoschedulingArgs, typed_args
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, Resource
 from kubesched.framework.handle import Handle
@@ -61,13 +62,15 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
                    ReservePlugin, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: CoschedulingArgs
+
+    def __init__(self, args: CoschedulingArgs | dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        a = args or {}
-        self.schedule_timeout = float(a.get("permitWaitingTimeSeconds", 60))
-        backoff = float(a.get("podGroupBackoffSeconds", 0))
+        self.args = a = typed_args(CoschedulingArgs, args, handle.features)
+        self.schedule_timeout = float(a.permit_waiting_time_seconds)
+        backoff = float(a.pod_group_backoff_seconds)
         self.pg_backoff: float | None = backoff if backoff > 0 else None
-        self.reject_threshold = int(a.get("podGroupRejectPercentage", 10)) / 100.0
+        self.reject_threshold = a.pod_group_reject_percentage / 100.0
         self.gangs = GangObjects()
         # PodGroupManager's state. assignedPodsByPG: pod names counted at Permit (bound
         # pods are counted from the pod lister, see _assigned_count).
@@ -79,7 +82,7 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
     # ------------------------------------------------------------------ helpers
 
     def _now(self) -> float:
-        clock = self.handle.clock if self.handle is not None else None
+        clock = self.handle.clock
         return clock.now() if clock is not None else 0.0
 
     def get_pod_group(self, pod: Pod) -> tuple[str, CoschedulingGroup | None]:
@@ -87,14 +90,12 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
         label = coscheduling_label(pod)
         if not label:
             return "", None
-        objects = self.handle.objects if self.handle is not None else {}
+        objects = self.handle.objects
         return (f"{pod.namespace}/{label}",
                 self.gangs.coscheduling_group(objects, pod.namespace, label))
 
     def _group_pods(self, namespace: str, label: str) -> list[Pod]:
         """The pod lister's pods with the group's label in ``namespace``."""
-        if self.handle is None:
-            return []
         return [p for p in self.handle.list_pods()
                 if p.namespace == namespace and p.metadata.labels.get(POD_GROUP_LABEL) == label]
 
@@ -117,8 +118,6 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
         return False
 
     def _waiting_siblings(self, namespace: str, label: str) -> list[WaitingPod]:
-        if self.handle is None:
-            return []
         out: list[WaitingPod] = []
         self.handle.iterate_over_waiting_pods(
             lambda wp: out.append(wp) if wp.status is None and wp.pod.namespace == namespace
@@ -144,8 +143,6 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
         _full, pg = self.get_pod_group(pod)
         if pg is None:
             return ts
-        if self.handle is None:
-            return 0.0
         return self.handle.creation_time(pg.creation_timestamp)
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
@@ -279,7 +276,7 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
         if not label or not isinstance(ps, _PermitState) or not ps.activate:
             return
         siblings = [p for p in self._group_pods(pod.namespace, label) if p.uid != pod.uid]
-        if siblings and self.handle is not None:
+        if siblings:
             self.handle.activate(siblings)
 
     # ------------------------------------------------------------------ Reserve

@@ -15,7 +15,7 @@ class DefaultBinder(BindPlugin):
     name = NAME
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        backend = self.handle.backend if self.handle is not None else None
+        backend = self.handle.backend
         if backend is None:
             return Status(Code.ERROR, ("no cluster backend to bind pods with",))
         try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubesched.api.types import Pod
+from kubesched.config.plugin_args import DefaultPreemptionArgs, typed_args
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ClusterEventWithHint
 from kubesched.framework.interface import EnqueueExtensions, PostFilterPlugin
@@ -23,6 +24,7 @@ from kubesched.framework.types import NodeToStatus
 from kubesched.preemption import Evaluator, PreemptResult
 
 if TYPE_CHECKING:
+    from kubesched.framework.handle import Handle
     from kubesched.framework.runtime import Framework
 
 NAME = "DefaultPreemption"
@@ -32,11 +34,14 @@ PREFIX = "preemption: "
 class DefaultPreemption(PostFilterPlugin, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
+    args: DefaultPreemptionArgs
+
+    def __init__(self, args: DefaultPreemptionArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
-        self.min_candidate_nodes_percentage = int(
-            self.args.get("minCandidateNodesPercentage", 10))
-        self.min_candidate_nodes_absolute = int(self.args.get("minCandidateNodesAbsolute", 100))
+        self.args = a = typed_args(DefaultPreemptionArgs, args, handle.features)
+        self.min_candidate_nodes_percentage = a.min_candidate_nodes_percentage
+        self.min_candidate_nodes_absolute = a.min_candidate_nodes_absolute
         self._evaluator: Evaluator | None = None
 
     def set_framework(self, framework: Framework) -> None:

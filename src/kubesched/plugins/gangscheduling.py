@@ -67,9 +67,9 @@ def _quote(s: str) -> str:
 class GangScheduling(PreEnqueuePlugin, ReservePlugin, PermitPlugin, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        version = handle.kubernetes_version if handle is not None else "1.35"
+        version = handle.kubernetes_version
         # v1.35 reads spec.workloadRef and Workloads; v1.36 on spec.schedulingGroup and PodGroups
         self.workload_api = version_tuple(version) < (1, 36)
         self.gangs = GangObjects()
@@ -78,11 +78,11 @@ class GangScheduling(PreEnqueuePlugin, ReservePlugin, PermitPlugin, EnqueueExten
     # ------------------------------------------------------------------ look-ups
 
     def _now(self) -> float:
-        clock = self.handle.clock if self.handle is not None else None
+        clock = self.handle.clock
         return clock.now() if clock is not None else 0.0
 
     def _objects(self) -> dict[str, list[Any]]:
-        return self.handle.objects if self.handle is not None else {}
+        return self.handle.objects
 
     def group_key(self, pod: Pod) -> GroupKey | None:
         if self.workload_api:
@@ -122,8 +122,6 @@ class GangScheduling(PreEnqueuePlugin, ReservePlugin, PermitPlugin, EnqueueExten
 
     def group_pods(self, key: GroupKey) -> list[Pod]:
         """The pods of the group the scheduler knows (its workload manager's allPods)."""
-        if self.handle is None:
-            return []
         return [p for p in self.handle.list_pods()
                 if p.namespace == key[0] and self.group_key(p) == key]
 
@@ -194,7 +192,7 @@ class GangScheduling(PreEnqueuePlugin, ReservePlugin, PermitPlugin, EnqueueExten
             # the unscheduled members may have waited for this one: bring them forward
             unscheduled = [p for p in self.group_pods(key)
                            if not p.spec.node_name and p.uid not in st.assumed]
-            if unscheduled and self.handle is not None:
+            if unscheduled:
                 self.handle.activate(unscheduled)
             if self.workload_api:
                 return Status(Code.WAIT, ("waiting for minCount pods from a gang to be "
@@ -202,11 +200,10 @@ class GangScheduling(PreEnqueuePlugin, ReservePlugin, PermitPlugin, EnqueueExten
             return Status(Code.WAIT, ("waiting for minCount pods from a gang to be "
                                       "scheduled",)), SCHEDULING_TIMEOUT_SECONDS
         # quorum: this pod and every waiting member go on to bind
-        if self.handle is not None:
-            for uid in sorted(st.assumed):
-                wp = self.handle.get_waiting_pod(uid)
-                if wp is not None:
-                    wp.allow(NAME)
+        for uid in sorted(st.assumed):
+            wp = self.handle.get_waiting_pod(uid)
+            if wp is not None:
+                wp.allow(NAME)
         return None, 0.0
 
     # ------------------------------------------------------------------ events

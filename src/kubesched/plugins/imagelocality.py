@@ -27,7 +27,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import MAX_NODE_SCORE, ScorePlugin
 from kubesched.framework.node_info import ImageStateSummary, NodeInfo
 from kubesched.framework.signers import SignFragments
-from kubesched.releases import DEFAULT_VERSION, at_least
+from kubesched.releases import at_least
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -134,10 +134,10 @@ class ImageLocality(ScorePlugin):
         return ((signers.IMAGE_NAMES, (tuple(pod_image_names(pod)),
                                        tuple(pod_volume_image_names(pod)))),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         self._index: ImageIndex | None = None
-        version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
+        version = handle.kubernetes_version
         self.sum_volumes = at_least(version, "1.36")  # kubernetes#130231
         self.count_volumes = at_least(version, "1.37")  # kubernetes#138951
 
@@ -153,8 +153,6 @@ class ImageLocality(ScorePlugin):
         return images, count
 
     def _total_num_nodes(self) -> int:
-        if self.handle is None:
-            raise RuntimeError("ImageLocality needs a handle with the snapshot")
         return self.handle.snapshot.num_nodes
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:

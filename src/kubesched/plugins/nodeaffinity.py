@@ -29,6 +29,7 @@ from kubesched.api.selectors import (
 )
 from kubesched.api.types import Node, Pod
 from kubesched.api.types import NodeAffinity as NodeAffinitySpec
+from kubesched.config.plugin_args import NodeAffinityArgs, typed_args
 from kubesched.errors import InputError
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
@@ -124,11 +125,14 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
                 (signers.NODE_SELECTOR, signers.node_selector(pod)))
     filter_reads = READS_NODE
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: NodeAffinityArgs
+
+    def __init__(self, args: NodeAffinityArgs | dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
+        self.args = typed_args(NodeAffinityArgs, args, handle.features)
         self.added_node_selector: CompiledNodeSelector | None = None
         self.added_pref_sched_terms: PreferredTerms | None = None
-        added = _parse_added_affinity(self.args.get("addedAffinity"))
+        added = _parse_added_affinity(self.args.added_affinity)
         if added is None:
             return
         if added.required is not None:

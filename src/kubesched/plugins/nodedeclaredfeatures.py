@@ -52,7 +52,7 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
-from kubesched.releases import DEFAULT_VERSION, at_least
+from kubesched.releases import at_least
 
 NAME = "NodeDeclaredFeatures"
 GATE = "NodeDeclaredFeatures"
@@ -107,7 +107,7 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     @property
     def _version(self) -> str:
-        return self.handle.kubernetes_version if self.handle is not None else DEFAULT_VERSION
+        return self.handle.kubernetes_version
 
     @property
     def enabled(self) -> bool:

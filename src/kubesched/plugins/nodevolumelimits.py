@@ -141,7 +141,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         # [upstream's SignPod not read: VolumeBinding's volumes signer]
         return ((signers.VOLUMES, signers.volumes(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
         # scheduled pods' volumes: uid -> (pod, id(CSINode) or _ANY, the storage lookups they
         # were counted from, volumes, the CSINode kept alive for its id)
@@ -150,7 +150,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         self._vol_pods: dict[str, tuple] = {}
 
     def _index(self) -> StorageIndex:
-        return storage_index(self.handle.objects if self.handle is not None else None)
+        return storage_index(self.handle.objects)
 
     # ------------------------------------------------------------------ queueing
 

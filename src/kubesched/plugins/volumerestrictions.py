@@ -147,7 +147,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
         # [upstream's SignPod not read: VolumeBinding's volumes signer]
         return ((signers.VOLUMES, signers.volumes(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
 
     # ------------------------------------------------------------------ queueing
@@ -190,7 +190,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
 
     def _rwop_pvcs(self, pod: Pod) -> frozenset[str]:
         """``readWriteOncePodPVCsForPod``; raises KeyError(name) for a missing claim."""
-        index = storage_index(self.handle.objects if self.handle is not None else None)
+        index = storage_index(self.handle.objects)
         out = set()
         for vol in pod.spec.volumes:
             if vol.pvc_claim_name is None:

@@ -120,7 +120,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         # [upstream's SignPod not read: VolumeBinding's volumes signer]
         return ((signers.VOLUMES, signers.volumes(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
 
     # ------------------------------------------------------------------ queueing
@@ -171,7 +171,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def get_pv_by_pod(self, pod: Pod) -> tuple[list[PVTopology], Status | None]:
         """``getPVbyPod``."""
-        index = storage_index(self.handle.objects if self.handle is not None else None)
+        index = storage_index(self.handle.objects)
         out: list[PVTopology] = []
         for vol in pod.spec.volumes:
             if vol.pvc_claim_name is None:

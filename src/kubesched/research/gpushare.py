@@ -353,25 +353,23 @@ _LEDGERS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 _LEDGER_OF: dict[int, GpuLedger] = {}
 
 
-def ledger(handle: Handle | None) -> GpuLedger:
-    """The ledger of ``handle``'s scheduler (one per Handle; a plugin without a handle, as
-    in a unit test, gets one of its own through ``None``)."""
+def ledger(handle: Handle) -> GpuLedger:
+    """The ledger of ``handle``'s scheduler (one per Handle)."""
     key = id(handle)
     got = _LEDGER_OF.get(key)
     if got is not None and _LEDGERS.get(key) is handle:
         return got
     led = GpuLedger()
     _LEDGER_OF[key] = led
-    if handle is not None:
-        _LEDGERS[key] = handle
-        weakref.finalize(handle, _LEDGER_OF.pop, key, None)
+    _LEDGERS[key] = handle
+    weakref.finalize(handle, _LEDGER_OF.pop, key, None)
     return led
 
 
 class _GpuBase:
     """What the GPU plugins share: the handle's ledger and the node's GPU state."""
 
-    handle: Handle | None
+    handle: Handle
 
     @property
     def gpu_ledger(self) -> GpuLedger:
@@ -400,7 +398,7 @@ class GpuShare(_GpuBase, FilterPlugin, ReservePlugin):
 
     name = "GpuShare"
 
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any], handle: Handle) -> None:
         self.args = args or {}
         self.handle = handle
         self.method = str(self.args.get("gpuSelMethod", "best"))
@@ -415,7 +413,7 @@ class GpuShare(_GpuBase, FilterPlugin, ReservePlugin):
             return worst_fit_id(node, pod)
         if self.method == "random":
             # reservoir sampling over the fitting GPUs, as allocateGpuIdBasedOnRandomFit
-            rng = self.handle.rng if self.handle is not None else None
+            rng = self.handle.rng
             got: tuple[int, ...] | None = None
             n = 0
             for i, v in enumerate(node.left):
@@ -460,7 +458,7 @@ class GpuShare(_GpuBase, FilterPlugin, ReservePlugin):
         pg = pod_gpu(pod)
         if pg.milli <= 0:
             return None
-        info = self.handle.snapshot.get(node_name) if self.handle is not None else None
+        info = self.handle.snapshot.get(node_name)
         if info is None:
             return error(f"GpuShare: node {node_name} is not in the snapshot")
         self.gpu_ledger.release(pod.uid)

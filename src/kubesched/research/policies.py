@@ -241,7 +241,7 @@ class FGD(_StateScored, ScorePlugin):
 
     name = "FGD"
 
-    def __init__(self, args: dict[str, Any], handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any], handle: Handle) -> None:
         self.args = args or {}
         self.handle = handle
         self.model = FragModel(typical_from_args(self.args))
@@ -453,7 +453,7 @@ class Random(PreScorePlugin, ScorePlugin):
     name = "Random"
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
-        rng = self.handle.rng if self.handle is not None else None
+        rng = self.handle.rng
         i = rng.randrange(len(nodes)) if rng is not None and len(nodes) else 0
         state.write(_RANDOM_KEY, _Chosen(nodes[i].name if len(nodes) else ""))
         return None

@@ -44,6 +44,7 @@ from kubesched.api.types import (
     PodAffinityTerm,
     Taint,
 )
+from kubesched.config.plugin_args import NodeResourcesFitArgs
 
 if TYPE_CHECKING:
     from kubesched.backends.sim.cluster import SimCluster
@@ -302,9 +303,10 @@ class InvariantChecker:
         """The resources (and resource groups) NodeResourcesFit does not check for the pod's
         profile: a scheduler extender managing them with ``ignoredByScheduler`` decides."""
         prof = self.sim.scheduler.config.profile(pod.spec.scheduler_name)
-        args = (prof.plugin_config.get("NodeResourcesFit") if prof is not None else None) or {}
-        return (frozenset(args.get("ignoredResources") or ()),
-                frozenset(args.get("ignoredResourceGroups") or ()))
+        args = prof.plugin_config.get("NodeResourcesFit") if prof is not None else None
+        if not isinstance(args, NodeResourcesFitArgs):  # the profile has no Fit
+            return frozenset(), frozenset()
+        return frozenset(args.ignored_resources), frozenset(args.ignored_resource_groups)
 
     @staticmethod
     def _room(pod: Pod, node: Node, on_node: list[Pod],

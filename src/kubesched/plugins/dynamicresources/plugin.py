@@ -56,6 +56,7 @@ from kubesched.api.types import (
 )
 from kubesched.clock import VirtualClock
 from kubesched.config.args import parse_duration
+from kubesched.config.plugin_args import DynamicResourcesArgs, typed_args
 from kubesched.framework.backend import Backend
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -151,7 +152,7 @@ class ClaimError(Exception):
     """A claim of the pod that cannot be used yet (foreachPodResourceClaim's errors)."""
 
 
-def allocator_features(handle: Handle | None) -> Features:
+def allocator_features(handle: Handle) -> Features:
     """AllocatorFeatures: the allocator's feature states from the release's gates."""
     def on(name: str) -> bool:
         return feature_enabled(handle, name)
@@ -229,19 +230,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                        EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: DynamicResourcesArgs
+
+    def __init__(self, args: DynamicResourcesArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
+        self.args = typed_args(DynamicResourcesArgs, args, handle.features)
         self.enabled = feature_enabled(handle, "DynamicResourceAllocation")
         self._memo = AllocationMemo()  # filter_batch's allocations kept across cycles
         # KEP-5007: devices that need preparing before the pod may bind
         self.binding_conditions = (feature_enabled(handle, "DRADeviceBindingConditions")
                                    and feature_enabled(handle, "DRAResourceClaimDeviceStatus"))
-        timeout = (args or {}).get("bindingTimeout")
+        timeout = self.args.binding_timeout
         self.binding_timeout = (parse_duration(timeout) if timeout
                                 else DEFAULT_BINDING_TIMEOUT)
         # DynamicResourcesArgs.filterTimeout (defaulted to 10 s while the gate is on); zero
         # or the gate off: no limit
-        filter_timeout = (args or {}).get("filterTimeout")
+        filter_timeout = self.args.filter_timeout
         self.filter_timeout = (parse_duration(filter_timeout)
                                if filter_timeout and feature_enabled(
                                    handle, "DRASchedulerFilterTimeout") else 0.0)
@@ -254,7 +259,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     # ------------------------------------------------------------------ helpers
 
     def _objects(self) -> dict[str, list[Any]]:
-        return self.handle.objects if self.handle is not None else {}
+        return self.handle.objects
 
     def _foreach_claim(self, pod: Pod) -> list[tuple[str, ResourceClaim]]:
         """foreachPodResourceClaim: the pod's claims (pod claim name, claim); raises
@@ -375,7 +380,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             claims.append(extended)
         if not claims:
             return None, skip()
-        dra = self.handle.dra if self.handle is not None else None
+        dra = self.handle.dra
         prioritized = feature_enabled(self.handle, "DRAPrioritizedList")
         s.available_on = [None] * len(claims)
         s.allocations = [None] * len(claims)
@@ -512,7 +517,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         never passes and no check is made: decisions stay reproducible, where upstream's
         depend on the machine's speed. A clock that moves on its own (``kubesched run``)
         gets upstream's limit."""
-        clock = self.handle.clock if self.handle is not None else None
+        clock = self.handle.clock
         if not self.filter_timeout or clock is None or isinstance(clock, VirtualClock):
             return None
         deadline = clock.now() + self.filter_timeout
@@ -660,7 +665,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return Status(Code.UNSCHEDULABLE, ("still not schedulable",))
 
     def _backend(self) -> Backend:
-        backend = self.handle.backend if self.handle is not None else None
+        backend = self.handle.backend
         if backend is None:
             raise RuntimeError("no cluster backend to write claims to")
         return backend
@@ -735,7 +740,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if sorted(found.results) != want:
             return error(f"internal error, have {len(found.results)} allocations, "
                          f"{len(want)} claims to allocate, want {len(want)} claims")
-        dra = self.handle.dra if self.handle is not None else None
+        dra = self.handle.dra
         for i in want:
             result = found.results[i]
             s.allocations[i] = result
@@ -754,7 +759,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = self._state(state)
         if s is None or not s.claims:
             return
-        dra = self.handle.dra if self.handle is not None else None
+        dra = self.handle.dra
         for i, claim in enumerate(s.claims):
             if dra is not None:
                 dra.remove_claim_pending_allocation(claim.uid)
@@ -793,7 +798,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 r.binding_conditions for c in s.claims if c.allocation is not None
                 for r in c.allocation.results):
             return None
-        backend = self.handle.backend if self.handle is not None else None
+        backend = self.handle.backend
         if backend is not None:
             backend.record_event(pod, "Normal", "BindingConditionsPending",
                                  f"waiting for binding conditions for device on node {node_name}")
@@ -841,7 +846,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return a.allocation_timestamp + self.binding_timeout < self._now()
 
     def _now(self) -> float:
-        clock = self.handle.clock if self.handle is not None else None
+        clock = self.handle.clock
         return clock.now() if clock is not None else time.time()
 
     def _bind_claim(self, s: _State, i: int, pod: Pod, node_name: str) -> ResourceClaim:
@@ -854,7 +859,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         extended = i == s.extended
         if extended and allocation is None and not claim.spec.requests:
             return claim  # device plugins serve the pod's extended resources
-        dra = self.handle.dra if self.handle is not None else None
+        dra = self.handle.dra
         try:
             found = s.node_allocations.get(node_name) if extended else None
             if extended and is_special(claim):

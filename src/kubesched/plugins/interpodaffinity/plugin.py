@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kubesched.api.types import Node, Pod
+from kubesched.config.plugin_args import InterPodAffinityArgs, typed_args
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -80,13 +81,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         # existing pods' preferred terms match against the incoming pod's labels
         return ((signers.LABELS, signers.labels(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: InterPodAffinityArgs
+
+    def __init__(self, args: InterPodAffinityArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
-        a = self.args
-        self.hard_pod_affinity_weight = int(a.get("hardPodAffinityWeight",
-                                                  DEFAULT_HARD_POD_AFFINITY_WEIGHT))
-        self.ignore_preferred_terms_of_existing_pods = bool(
-            a.get("ignorePreferredTermsOfExistingPods", False))
+        self.args = a = typed_args(InterPodAffinityArgs, args, handle.features)
+        self.hard_pod_affinity_weight = a.hard_pod_affinity_weight
+        self.ignore_preferred_terms_of_existing_pods = a.ignore_preferred_terms_of_existing_pods
         w = self.hard_pod_affinity_weight
         if not MIN_HARD_POD_AFFINITY_WEIGHT <= w <= MAX_HARD_POD_AFFINITY_WEIGHT:
             raise ValueError(f"hardPodAffinityWeight: Invalid value: {w}: not in valid range "
@@ -104,7 +106,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     @property
     def _namespaces(self) -> dict[str, Any]:
-        return self.handle.namespaces if self.handle is not None else {}
+        return self.handle.namespaces
 
     def _merged(self, info: PodAffinityInfo, *, required: bool) -> PodAffinityInfo:
         """The incoming pod's terms with namespace selectors resolved into namespaces: the
@@ -181,8 +183,6 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     # ------------------------------------------------------------------ PreScore / Score
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: NodeList) -> Status | None:
-        if self.handle is None or self.handle.snapshot is None:
-            return Status(Code.ERROR, ("empty shared lister in InterPodAffinity PreScore",))
         snapshot = self.handle.snapshot
         has_constraints = scoring.has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from kubesched.config.plugin_args import ResourceSpec
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.plugins.noderesources.resource_allocation import (
-    ResourceSpec,
     ScorerNp,
     ScorerPy,
 )

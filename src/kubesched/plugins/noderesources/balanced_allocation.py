@@ -33,6 +33,11 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.types import Node, Pod
+from kubesched.config.plugin_args import (
+    NodeResourcesBalancedAllocationArgs,
+    ResourceSpec,
+    typed_args,
+)
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.handle import Handle, feature_enabled
@@ -54,12 +59,10 @@ from kubesched.plugins.noderesources.dra_extended import (
 )
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
-    ResourceSpec,
     RowScoreCache,
     is_best_effort,
-    parse_resource_specs,
 )
-from kubesched.releases import DEFAULT_VERSION, at_least
+from kubesched.releases import at_least
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -158,16 +161,19 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             return None
         return ((signers.RESOURCES, signers.resources(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: NodeResourcesBalancedAllocationArgs
+
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
-        resources = parse_resource_specs(self.args.get("resources"))
+        self.args = typed_args(NodeResourcesBalancedAllocationArgs, args, handle.features)
+        resources = tuple(self.args.resources)
         self.scorer = ResourceAllocationScorer(
             NAME, resources, use_requested=True,
             scorer_py=balanced_resource_scorer, scorer_np=balanced_resource_scorer_np)
         self._dra_scored = dra_scored_names(r.name for r in resources)
         # v1.36 (kubernetes#135573): score the change in balance, not the balance after.
-        version = handle.kubernetes_version if handle is not None else DEFAULT_VERSION
-        self.score_change = at_least(version, "1.36")
+        self.score_change = at_least(handle.kubernetes_version, "1.36")
         self._cache = RowScoreCache(self._score_rows)
 
     @property

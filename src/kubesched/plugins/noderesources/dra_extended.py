@@ -114,12 +114,12 @@ def dra_score_state(objects: Mapping[str, list[Any]] | None, dra: Any,
     return DraScoreState(classes, allocated, list(idx.slices))
 
 
-def pre_score_dra(handle: Handle | None, resources: Sequence[str]) -> DraScoreState | None:
+def pre_score_dra(handle: Handle, resources: Sequence[str]) -> DraScoreState | None:
     """PreScore's part for NodeResourcesFit and NodeResourcesBalancedAllocation: the state
     for the scored ``resources`` while DRAExtendedResource is on. ``resources`` may be just
     the scored names ``is_dra_extended_resource_name`` accepts (``dra_scored_names``): the
     others are never looked up."""
-    if not resources or handle is None or not feature_enabled(handle, "DRAExtendedResource"):
+    if not resources or not feature_enabled(handle, "DRAExtendedResource"):
         return None
     return dra_score_state(handle.objects, handle.dra, resources)
 

@@ -34,6 +34,7 @@ import numpy as np
 from kubesched.api.dra.store import dra_index
 from kubesched.api.dra.types import DeviceClass
 from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod
+from kubesched.config.plugin_args import NodeResourcesFitArgs, typed_args
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -80,7 +81,6 @@ from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     RowScoreCache,
-    parse_resource_specs,
 )
 
 NAME = "NodeResourcesFit"
@@ -179,27 +179,26 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return ((signers.RESOURCES, signers.resources(pod)),)
     filter_reads = READS_RESOURCES
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: NodeResourcesFitArgs
+
+    def __init__(self, args: NodeResourcesFitArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
-        a = self.args
-        self.ignored_resources = frozenset(a.get("ignoredResources") or ())
-        self.ignored_resource_groups = frozenset(a.get("ignoredResourceGroups") or ())
-        strategy = a.get("scoringStrategy") or {}
-        self.strategy_type = strategy.get("type") or LEAST_ALLOCATED
-        if "resources" in strategy and strategy["resources"] is not None:
-            resources = parse_resource_specs(strategy["resources"])
-        else:
-            resources = parse_resource_specs(None)
-        self.resources = resources
+        self.args = a = typed_args(NodeResourcesFitArgs, args, handle.features)
+        self.ignored_resources = frozenset(a.ignored_resources)
+        self.ignored_resource_groups = frozenset(a.ignored_resource_groups)
+        strategy = a.scoring_strategy
+        self.strategy_type = strategy.type or LEAST_ALLOCATED
+        self.resources = resources = tuple(strategy.resources)
         self._dra_scored = dra_scored_names(r.name for r in resources)
         if self.strategy_type == LEAST_ALLOCATED:
             py, np_ = least_resource_scorer(resources)
         elif self.strategy_type == MOST_ALLOCATED:
             py, np_ = most_resource_scorer(resources)
         elif self.strategy_type == REQUESTED_TO_CAPACITY_RATIO:
-            rtcr = strategy.get("requestedToCapacityRatio") or {}
-            py, np_ = requested_to_capacity_ratio_scorer(resources,
-                                                         parse_shape(rtcr.get("shape")))
+            rtcr = strategy.requested_to_capacity_ratio
+            py, np_ = requested_to_capacity_ratio_scorer(
+                resources, parse_shape(rtcr.shape if rtcr is not None else ()))
         else:
             raise ValueError(f"scoring strategy {self.strategy_type} is not supported")
         self.scorer = ResourceAllocationScorer(self.strategy_type, resources,
@@ -215,7 +214,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if not feature_enabled(self.handle, "DRAExtendedResource") or not any(
                 map(is_dra_extended_resource_name, names)):
             return {}
-        objects = self.handle.objects if self.handle is not None else None
+        objects = self.handle.objects
         return class_mapping_of(dra_index(objects).classes)
 
     def _compute_state(self, pod: Pod) -> _PreFilterState:

@@ -9,10 +9,14 @@ scoring above 0 count; the node's score is ``math.Round(Σ score × w / Σ w)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
+from kubesched.config.plugin_args import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    ResourceSpec,
+    UtilizationShapePoint,
+)
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.plugins.helper import (
     broken_linear_np,
@@ -21,26 +25,17 @@ from kubesched.plugins.helper import (
     go_round_np,
 )
 from kubesched.plugins.noderesources.resource_allocation import (
-    ResourceSpec,
     ScorerNp,
     ScorerPy,
 )
 
 MAX_UTILIZATION = 100
-MAX_CUSTOM_PRIORITY_SCORE = 10
 
 
-def parse_shape(raw: Any) -> tuple[tuple[int, int], ...]:
-    """``[{"utilization": u, "score": s}]`` → ``((u, s × 10), ...)`` on the 0–100 scale."""
+def parse_shape(points: Sequence[UtilizationShapePoint]) -> tuple[tuple[int, int], ...]:
+    """The args' shape (scores 0–10) as ``((u, s × 10), ...)`` on the 0–100 scale."""
     scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
-    out = []
-    for p in raw or ():
-        if isinstance(p, tuple):
-            u, s = p
-        else:
-            u, s = p.get("utilization", 0), p.get("score", 0)
-        out.append((int(u), int(s) * scale))
-    return tuple(out)
+    return tuple((p.utilization, p.score * scale) for p in points)
 
 
 def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],

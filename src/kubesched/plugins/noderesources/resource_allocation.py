@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod
+from kubesched.config.plugin_args import ResourceSpec
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.plugins.helper import is_scalar_resource_name
@@ -39,31 +39,6 @@ if TYPE_CHECKING:
 ScorerPy = Callable[[Sequence[int], Sequence[int]], int]
 # requested, allocatable ([resources, nodes] int64) -> scores [nodes] int64
 ScorerNp = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceSpec:
-    name: str
-    weight: int = 1
-
-
-DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
-
-
-def parse_resource_specs(raw: Any, default: Sequence[ResourceSpec] = DEFAULT_RESOURCES
-                         ) -> tuple[ResourceSpec, ...]:
-    """``[{"name": ..., "weight": ...}]`` as the config layer hands it over. ``None`` (no
-    args at all) gets upstream's default; a missing or 0 weight is 1 (upstream defaulting)."""
-    if raw is None:
-        return tuple(default)
-    out = []
-    for r in raw:
-        if isinstance(r, ResourceSpec):
-            out.append(r)
-            continue
-        weight = int(r.get("weight") or 0) or 1
-        out.append(ResourceSpec(str(r["name"]), weight))
-    return tuple(out)
 
 
 class ResourceAllocationScorer:

@@ -28,6 +28,7 @@ from kubesched.api.types import (
     Pod,
     TopologySpreadConstraint,
 )
+from kubesched.config.plugin_args import PodTopologySpreadArgs, typed_args
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -115,10 +116,13 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             return None
         return ()
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: PodTopologySpreadArgs
+
+    def __init__(self, args: PodTopologySpreadArgs | dict[str, Any] | None,
+                 handle: Handle) -> None:
         super().__init__(args, handle)
-        defaulting = self.args.get("defaultingType") or SYSTEM_DEFAULTING
-        self.system_defaulted = defaulting == SYSTEM_DEFAULTING
+        self.args = typed_args(PodTopologySpreadArgs, args, handle.features)
+        self.system_defaulted = self.args.defaulting_type == SYSTEM_DEFAULTING
         if self.system_defaulted:
             self.default_constraints: tuple[TopologySpreadConstraint, ...] = (
                 SYSTEM_DEFAULT_CONSTRAINTS)
@@ -126,7 +130,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             self.default_constraints = tuple(
                 c if isinstance(c, TopologySpreadConstraint)
                 else parse_topology_spread_constraint(c, f"defaultConstraints[{i}]")
-                for i, c in enumerate(self.args.get("defaultConstraints") or ()))
+                for i, c in enumerate(self.args.default_constraints))
         # Kept across cycles: matching-pod counts per node (only nodes whose pods changed
         # are recounted) and per-pod-shape data for the node table's current nodes.
         # (None disables the cache: every cycle counts directly.)
@@ -136,8 +140,6 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     # ------------------------------------------------------------------ constraints
 
     def _objects(self, kind: str) -> list[Any]:
-        if self.handle is None:
-            return []
         return self.handle.objects.get(kind) or []
 
     def default_selector(self, pod: Pod) -> Selector:
@@ -273,8 +275,6 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                           self.pod_count_cache)
 
     def _snapshot(self) -> Snapshot:
-        if self.handle is None:
-            raise PluginError("PodTopologySpread needs the handle's snapshot")
         return self.handle.snapshot
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -14,6 +14,7 @@ a pod without claims scores 0 everywhere, as upstream's. Without the gate PreSco
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from kubesched.api.storage import (
     storage_index,
 )
 from kubesched.api.types import Node, Pod
-from kubesched.config.args import default_args
+from kubesched.config.plugin_args import VolumeBindingArgs, build_args, typed_args
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -107,24 +108,25 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         return ((signers.VOLUMES, signers.volumes(pod)),)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+    args: VolumeBindingArgs
+
+    def __init__(self, args: VolumeBindingArgs | dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.bind_timeout_seconds = int(self.args.get("bindTimeoutSeconds", 600) or 600)
+        self.args = a = typed_args(VolumeBindingArgs, args, handle.features)
+        self.bind_timeout_seconds = (a.bind_timeout_seconds
+                                     or VolumeBindingArgs().bind_timeout_seconds)
         h = handle
         self.binder = VolumeBinder(
-            objects=lambda: h.objects if h is not None else None,
-            backend=lambda: h.backend if h is not None else None,
+            objects=lambda: h.objects,
+            backend=lambda: h.backend,
             node=lambda name: _node_of(h, name),
             bind_timeout=float(self.bind_timeout_seconds),
             clock=lambda: h.clock if h is not None else None)
         # upstream's New builds the scorer only with the gate on
         self.scorer: Scorer | None = None
         if feature_enabled(handle, STORAGE_CAPACITY_SCORING):
-            # args come defaulted from the configuration; a plugin built without them (a
-            # test) gets SetDefaults_VolumeBindingArgs' shape
-            shape = self.args.get("shape") or default_args(
-                NAME, features=handle.features if handle is not None else None)["shape"]
-            self.scorer = build_scorer(shape)
+            shape = a.shape or build_args(NAME, {}, handle.features).shape or []
+            self.scorer = build_scorer([dataclasses.asdict(p) for p in shape])
 
     # ------------------------------------------------------------------ queueing
 
@@ -171,7 +173,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 old is not None and not isinstance(old, CSIStorageCapacity)):
             raise TypeError(f"expected CSIStorageCapacity objects, got {type(old).__name__} "
                             f"and {type(new).__name__}")
-        index = storage_index(self.handle.objects if self.handle is not None else None)
+        index = storage_index(self.handle.objects)
         uses_class = False
         for vol in pod.spec.volumes:
             found = pod_claim_name(pod, vol)
@@ -234,7 +236,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     def pod_has_pvcs(self, pod: Pod) -> bool:
         """``podHasPVCs``; raises StorageError for a missing, lost or deleted claim."""
         has = False
-        index = storage_index(self.handle.objects if self.handle is not None else None)
+        index = storage_index(self.handle.objects)
         for vol in pod.spec.volumes:
             found = pod_claim_name(pod, vol)
             if found is None:
@@ -373,7 +375,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         s = self._state(state)
         if s is None:
             return 0
-        table = self.handle.snapshot.table if self.handle is not None else None
+        table = self.handle.snapshot.table
         return self._score_one(s, node_info.name, table)
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
@@ -399,7 +401,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 raise StorageError(f"no pod volumes found for node {go_quote(node_name)}")
             return pv
         batch = s.claims.batch
-        snap = self.handle.snapshot if self.handle is not None else None
+        snap = self.handle.snapshot
         if batch is not None and snap is not None:
             table = snap.table
             row = table.index.get(node_name)
@@ -453,8 +455,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         if pod_volumes is None:
             return error(f"no pod volumes found for node {go_quote(node_name)}")
         try:
-            in_pre_bind = (self.handle.get_pod_in_pre_bind(pod.uid)
-                           if self.handle is not None else None)
+            in_pre_bind = self.handle.get_pod_in_pre_bind(pod.uid)
             self.binder.bind_pod_volumes(
                 pod, pod_volumes, in_pre_bind.cancelled if in_pre_bind is not None else None)
         except StorageError as e:
@@ -462,8 +463,6 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         return None
 
 
-def _node_of(handle: Handle | None, name: str) -> Node | None:
-    if handle is None:
-        return None
+def _node_of(handle: Handle, name: str) -> Node | None:
     ni = handle.snapshot.get(name)
     return ni.node if ni is not None else None

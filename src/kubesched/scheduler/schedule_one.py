@@ -1,0 +1,311 @@
+"""schedule_one: one scheduling attempt, its binding cycle, and failure handling
+(upstream's ``schedule_one.go``).
+
+A step acts on the outcomes of pods waiting at Permit if any came, else pops a pod and runs
+the scheduling cycle (the algorithm, then PostFilter on a FitError, or assume, Reserve and
+Permit); the binding cycle (PreBind, Bind, PostBind) runs right after it, or when the
+pod's wait at Permit ends, or on the backend's thread (``binding_runner``). Every failure
+goes through ``handle_scheduling_failure``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from kubesched.api.types import Pod, PodCondition
+from kubesched.framework import events as ev
+from kubesched.framework.backend import Backend
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.extender import ExtenderError
+from kubesched.framework.interface import PluginError
+from kubesched.framework.runtime import Framework
+from kubesched.framework.status import Code, Status
+from kubesched.framework.types import Diagnosis, FitError, QueuedPodInfo, ScheduleResult
+from kubesched.framework.waiting import PERMIT_WAIT_MESSAGES, WaitingPod, WaitingPods
+from kubesched.scheduler.algorithm import Algorithm, NoNodesAvailable
+from kubesched.scheduler.observer import Recorder, SchedulerObserver
+
+log = logging.getLogger(__name__)
+
+_PERMIT_WAIT = "kubesched.io/permit-wait"  # CycleState key: the waiting plugins' timeouts
+EVENT_MESSAGE_LIMIT = 1024
+
+
+class ScheduleOne(Algorithm):
+    """The Scheduler's scheduling and binding cycles (a base of ``Scheduler``), with the
+    parts of its state they read besides the algorithm's."""
+
+    backend: Backend
+    profiles: dict[str, Framework]
+    pending: dict[str, Pod]
+    recorder: Recorder | None
+    observer: SchedulerObserver | None
+    lock: threading.RLock
+    binding_runner: Callable[[Callable[[], None]], None] | None
+    _cancel_pre_bind: bool  # v1.36: preempting a pod in PreBind cancels its binding cycle
+
+    def schedule_one(self) -> bool:
+        """One step: the outcomes of pods waiting at Permit if any came (binding cycles or
+        failures), else one scheduling attempt; False when there was nothing to do."""
+        if self._process_waiting():
+            return True
+        qpi = self.queue.pop()
+        if qpi is None:
+            return False
+        if self.observer is not None:
+            self.observer.popped(qpi)
+        pod = qpi.pod
+        fwk = self.profiles.get(pod.spec.scheduler_name)
+        if fwk is None:
+            self.queue.done(pod.uid)
+            return True
+        if pod.metadata.deletion_timestamp is not None:
+            self.backend.record_event(pod, "Warning", "FailedScheduling",
+                                      f"skip schedule deleting pod: {pod.key}")
+            self.queue.done(pod.uid)
+            return True
+        if self.cache.is_assumed(pod):
+            self.queue.done(pod.uid)
+            return True
+        state = CycleState()
+        cycle = self.queue.scheduling_cycle
+        result, assumed = self._scheduling_cycle(fwk, state, qpi, cycle)
+        if result is None or assumed is None:
+            return True
+        r, a = result, assumed
+        timeouts = state.read(_PERMIT_WAIT)
+        if timeouts:  # parked at Permit: the binding cycle waits for the outcome
+            state.delete(_PERMIT_WAIT)
+            messages = state.read(PERMIT_WAIT_MESSAGES)
+            state.delete(PERMIT_WAIT_MESSAGES)
+            self.waiting.add(a, r.suggested_host, timeouts, self.clock.now(),
+                             lambda wp: self._after_wait(fwk, state, qpi, r, a, cycle, wp),
+                             messages)
+            return True
+        self._start_binding_cycle(fwk, state, qpi, r, a, cycle)
+        return True
+
+    def _start_binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                             result: ScheduleResult, assumed: Pod, cycle: int) -> None:
+        if self.binding_runner is None:
+            self._binding_cycle(fwk, state, qpi, result, assumed, cycle)
+        else:
+            self.binding_runner(
+                lambda: self._binding_cycle(fwk, state, qpi, result, assumed, cycle))
+
+    # ------------------------------------------------------------------ Permit Wait
+
+    @property
+    def waiting(self) -> WaitingPods:
+        return self.handle.waiting_pods
+
+    def _process_waiting(self) -> bool:
+        """Time out waiting pods whose deadline passed, then act on every outcome known,
+        in the order they came (WaitOnPermit returning, in upstream's binding goroutine)."""
+        waiting = self.waiting
+        if not len(waiting):
+            return False
+        waiting.expire(self.clock.now())
+        done = waiting.take_resolved()
+        for wp, then in done:
+            then(wp)
+        return bool(done)
+
+    def next_waiting_deadline(self) -> float | None:
+        """When a pod waiting at Permit next times out (backends wake up for it)."""
+        return self.waiting.next_deadline()
+
+    def _after_wait(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                    result: ScheduleResult, assumed: Pod, cycle: int, wp: WaitingPod) -> None:
+        st = fwk.wait_on_permit(wp)
+        if st.is_success():
+            self._start_binding_cycle(fwk, state, qpi, result, assumed, cycle)
+            return
+        # handleBindingCycleError: unreserve, forget (an AssignedPodDelete for the others,
+        # after the failure handler has requeued this pod), then the failure as a FitError
+        # over the one node
+        node = result.suggested_host
+        fwk.run_unreserve(state, assumed, node)
+        forgot = self.cache.is_assumed(assumed)
+        if forgot:
+            self.cache.forget_pod(assumed)
+        self._fail_on_node(fwk, qpi, st, node, cycle)
+        if forgot:
+            uid = assumed.uid
+            self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, assumed, None,
+                                                     lambda p: p.uid != uid)
+
+    def _scheduling_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                          cycle: int) -> tuple[ScheduleResult | None, Pod | None]:
+        pod = qpi.pod
+        # (wall-clock durations for metrics only: no decision reads them)
+        t0 = time.perf_counter() if self.observer is not None else 0.0
+        try:
+            try:
+                result = self.schedule_pod(fwk, state, pod)
+            finally:
+                if self.observer is not None:
+                    self.observer.algorithm_done(time.perf_counter() - t0)
+        except FitError as fe:
+            nominated: str | None = ""  # no PostFilter plugin: clear the nomination
+            if fwk.post_filter:
+                node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
+                if st.code == Code.ERROR:
+                    # upstream's HandleErrorWithContext: an error-level line. DynamicResources
+                    # ends here (CycleState's "not found") for every pod an earlier PreFilter
+                    # plugin rejected, as upstream's does (dynamicresources.go, PostFilter)
+                    log.error("Status after running PostFilter plugins for pod %s: %s",
+                              pod.key, st.message())
+                fe.diagnosis.post_filter_msg = st.message()
+                # None (no PostFilterResult) keeps the pod's nomination; "" clears it
+                nominated = node
+            self.handle_scheduling_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe, nominated,
+                                           cycle)
+            return None, None
+        except (PluginError, NoNodesAvailable, ExtenderError) as err:
+            self.handle_scheduling_failure(fwk, qpi, Status(Code.ERROR, (str(err),)), None, "",
+                                           cycle)
+            return None, None
+
+        assumed = copy.copy(pod)
+        assumed.spec = copy.copy(pod.spec)
+        assumed.spec.node_name = result.suggested_host
+        self.cache.assume_pod(assumed)
+        self.queue.delete_nominated_pod_if_exists(pod)
+
+        st = fwk.run_reserve(state, assumed, result.suggested_host)
+        if not st.is_success():
+            fwk.run_unreserve(state, assumed, result.suggested_host)
+            self.cache.forget_pod(assumed)
+            self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            return None, None
+        st, timeouts = fwk.run_permit(state, assumed, result.suggested_host)
+        if st.code == Code.WAIT:
+            state.write(_PERMIT_WAIT, timeouts)
+        elif not st.is_success():
+            fwk.run_unreserve(state, assumed, result.suggested_host)
+            self.cache.forget_pod(assumed)
+            self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            return None, None
+        return result, assumed
+
+    def _fail_on_node(self, fwk: Framework, qpi: QueuedPodInfo, st: Status, node: str,
+                      cycle: int) -> None:
+        """A Reserve/Permit rejection: a FitError over one node, as upstream."""
+        if st.is_rejected():
+            d = Diagnosis()
+            d.node_to_status.set(node, st)
+            d.add_plugin_status(st)
+            self.handle_scheduling_failure(fwk, qpi, st, FitError(qpi.pod, 1, d), "", cycle)
+        else:
+            self.handle_scheduling_failure(fwk, qpi, st, None, "", cycle)
+
+    def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                       result: ScheduleResult, assumed: Pod, cycle: int) -> None:
+        node = result.suggested_host
+        with self.lock:
+            self.queue.done(assumed.uid)
+        st = self._pre_bind(fwk, state, assumed, node)
+        if st.is_success():
+            # Upstream's precedence: an interested bind extender, then the bind plugins.
+            bound, st = self._extenders_binding(assumed, node)
+            if not bound:
+                st = fwk.run_bind(state, assumed, node)
+            if st.code == Code.SKIP:
+                st = Status(Code.ERROR, ("no bind plugin bound the pod",))
+        with self.lock:
+            if not st.is_success():
+                fwk.run_unreserve(state, assumed, node)
+                # (an informer may already have reported the pod bound elsewhere)
+                if self.cache.is_assumed(assumed):
+                    self.cache.forget_pod(assumed)
+                self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_DELETE, assumed, None)
+                self.handle_scheduling_failure(fwk, qpi, st, None, "", cycle)
+                return
+            self.cache.finish_binding(assumed)
+            self.backend.record_event(assumed, "Normal", "Scheduled",
+                                      f"Successfully assigned {assumed.key} to {node}")
+            if self.recorder is not None:
+                self.recorder.attempt(assumed, "scheduled", node, None)
+            fwk.run_post_bind(state, assumed, node)
+
+    def _pre_bind(self, fwk: Framework, state: CycleState, assumed: Pod, node: str) -> Status:
+        """PreBind; from v1.36 (kubernetes#135502) with the pod in ``pods_in_pre_bind`` so
+        that preempting it cancels its binding cycle (an Error: backoffQ, the pod is not
+        deleted) until PreBind is over. Upstream registers the pod only when some plugin's
+        PreBindPreFlight has work to do; kubesched has no PreBindPreFlight and registers it
+        whenever the profile has a PreBind plugin."""
+        if not fwk.pre_bind or not self._cancel_pre_bind:
+            return fwk.run_pre_bind(state, assumed, node)
+        uid = assumed.uid
+        entry = self.handle.pods_in_pre_bind.add(uid)
+        try:
+            st = fwk.run_pre_bind(state, assumed, node)
+            # Cancelled while PreBind ran but every plugin finished anyway: Bind must not
+            # start (upstream's context is cancelled; the cause is the cycle's error).
+            if st.is_success() and not entry.mark_prebound():
+                st = Status(Code.ERROR, (entry.cause or "context canceled",))
+            return st
+        finally:
+            self.handle.pods_in_pre_bind.remove(uid)
+
+    def _extenders_binding(self, pod: Pod, node: str) -> tuple[bool, Status]:
+        """extendersBinding: the first interested bind extender binds (an ignorable one
+        that fails is skipped). The extender writes the Binding to the API server itself;
+        the backend is told so that a simulated API server records it."""
+        for ext in self.extenders:
+            if not ext.is_binder() or not ext.is_interested(pod):
+                continue
+            try:
+                self.backend.extender_bind(pod, node, functools.partial(ext.bind, pod, node))
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    log.info("skipping extender %s in bind as it returned error and has "
+                             "ignorable flag set: %s", ext.name, e)
+                    continue
+                return True, Status(Code.ERROR, (str(e),))
+            except Exception as e:  # the (simulated) API server refused the binding
+                return True, Status(Code.ERROR, (str(e),))
+            return True, Status()
+        return False, Status()
+
+    # ------------------------------------------------------------------ failure handling
+
+    def handle_scheduling_failure(self, fwk: Framework, qpi: QueuedPodInfo, status: Status,
+                                  fit_error: FitError | None, nominated: str | None,
+                                  cycle: int) -> None:
+        """handleSchedulingFailure: the pod back to the unschedulable pods (or backoffQ),
+        its nomination set (None keeps it, "" clears it), the FailedScheduling event and
+        the PodScheduled condition."""
+        pod = qpi.pod
+        rejected = fit_error is not None or status.is_rejected()
+        reason = "Unschedulable" if rejected else "SchedulerError"
+        if fit_error is not None:
+            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
+            message = str(fit_error)
+        else:
+            message = status.message()
+            if status.is_rejected() and status.plugin:
+                qpi.unschedulable_plugins = {status.plugin}
+        current = self.pending.get(pod.uid)
+        if current is not None and not current.spec.node_name:
+            qpi.pod = current
+            self.queue.add_unschedulable_if_not_present(qpi, cycle)
+            self.queue.add_nominated_pod(current, nominated)
+        else:
+            self.queue.done(pod.uid)
+        if len(message) > EVENT_MESSAGE_LIMIT:
+            event_msg = message[: EVENT_MESSAGE_LIMIT - 4] + " ..."
+        else:
+            event_msg = message
+        self.backend.record_event(pod, "Warning", "FailedScheduling", event_msg)
+        cond = PodCondition("PodScheduled", "False", reason, message)
+        self.backend.update_pod_status(pod, cond, nominated if nominated is not None else None)
+        if self.recorder is not None:
+            self.recorder.attempt(pod, "unschedulable" if rejected else "error", None, message)
