@@ -42,8 +42,7 @@ from typing import Protocol
 from kubesched.api.types import Pod
 from kubesched.backends.sim.timeline import Event, Timeline
 from kubesched.clock import VirtualClock
-from kubesched.framework.types import QueuedPodInfo
-from kubesched.scheduler import Recorder, Scheduler, SchedulerObserver
+from kubesched.scheduler import Recorder, Scheduler
 
 Outcome = tuple[str | None, str | None]  # (node, message); ("…", WAITING): parked at Permit
 WAITING = "waiting at Permit"
@@ -69,68 +68,51 @@ class Ticked(Protocol):
 
 class Rounds:
     """Tells rounds apart and judges each as it completes (the end rule above). It hears of
-    attempts as the scheduler's Recorder and SchedulerObserver, passing them on to
-    ``recorder`` and ``observer``."""
+    attempts as the scheduler's Recorder, passing them on to ``recorder``, and of parked
+    pods from the waiting pods after each step."""
 
     def __init__(self, scheduler: Scheduler, changes: Callable[[], int]) -> None:
         self.scheduler = scheduler
         self.recorder: Recorder | None = None
-        self.observer: SchedulerObserver | None = None
         self._changes = changes
         self._start = -1  # the change count the current round started at
+        self._step_start = -1  # the change count the current step started at
         self._tried: dict[str, Outcome] = {}  # uid -> outcome in this round
         self._waited = False  # a pod was at Permit during the round
+        self._waiting: set[str] = set()  # the pods at Permit after the last step
         self._seen: set[tuple[frozenset[tuple[str, str]], frozenset[tuple[str, Outcome]]]] = set()
-        self._cycle: tuple[str, int] | None = None  # the pod popped this step, the count then
-        self._retried = False  # a pod was popped a second time in this round
-
-    # the scheduler's hooks
-
-    def popped(self, qpi: QueuedPodInfo) -> None:
-        n = self._changes()
-        if n != self._start:
-            self._new_round(n, forget=True)
-        elif qpi.pod.uid in self._tried:
-            self._retried = True
-        self._cycle = (qpi.pod.uid, n)
-        if self.observer is not None:
-            self.observer.popped(qpi)
-
-    def algorithm_done(self, seconds: float) -> None:
-        if self.observer is not None:
-            self.observer.algorithm_done(seconds)
+        self._retried = False  # a pod was tried a second time in this round
 
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
         if self.recorder is not None:
             self.recorder.attempt(pod, result, node, message)
         n = self._changes()
-        # the count the attempt started at: a waiting pod's outcome is of this moment
-        started = self._cycle[1] if self._cycle is not None and \
-            self._cycle[0] == pod.uid else n
         if n != self._start:
             self._new_round(n, forget=True)
-        if started == n:  # an attempt that saw a change it made belongs to no round
-            self._tried[pod.uid] = (node, message)
+        if n == self._step_start:  # an attempt that saw a change it made belongs to no round
+            self._tried_once(pod.uid, (node, message))
 
-    # the run loop's
+    def step_started(self) -> None:
+        self._step_start = self._changes()
 
     def step_done(self, busy: bool) -> bool:
         """After a scheduling step: whether a round has just completed idle (looked at when
         there was nothing to do, and when a pod came round again)."""
-        cycle, self._cycle = self._cycle, None
-        waiting = self.scheduler.waiting
-        if len(waiting):
-            self._waited = True
-            if cycle is not None and cycle[1] == self._start:
-                wp = waiting.get(cycle[0])
-                if wp is not None:  # parked at Permit: its try is over
-                    self._tried[cycle[0]] = (wp.node, WAITING)
-        if busy and not self._retried:
-            return False
-        self._retried = False
         n = self._changes()
         if n != self._start:
             self._new_round(n, forget=True)
+        waiting = self.scheduler.waiting
+        if len(waiting) or self._waiting:
+            now = {wp.pod.uid: wp.node for wp in waiting}
+            if now:
+                self._waited = True
+            if n == self._step_start:
+                for uid in now.keys() - self._waiting:  # parked at Permit: its try is over
+                    self._tried_once(uid, (now[uid], WAITING))
+            self._waiting = set(now)
+        if busy and not self._retried:
+            return False
+        self._retried = False
         if not self._complete():
             return False
         sig = (frozenset((wp.pod.uid, wp.node) for wp in waiting),
@@ -139,6 +121,11 @@ class Rounds:
         self._seen.add(sig)
         self._new_round(n, forget=False)
         return idle
+
+    def _tried_once(self, uid: str, outcome: Outcome) -> None:
+        if uid in self._tried:
+            self._retried = True
+        self._tried[uid] = outcome
 
     def _complete(self) -> bool:
         tried = self._tried
@@ -172,12 +159,7 @@ class RunLoop:
         self.timeline = timeline
         self.rounds = Rounds(scheduler, lambda: cluster.changes)
         self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
-        self.rounds.observer, scheduler.observer = scheduler.observer, self.rounds
         self.series: Ticked | None = None
-
-    def watch(self, observer: SchedulerObserver | None) -> None:
-        """``observer`` hears of the scheduler's steps too (``kubesched bench``)."""
-        self.rounds.observer = observer
 
     def deliver_due(self) -> None:
         now = self.clock.now()
@@ -188,6 +170,7 @@ class RunLoop:
     def step(self) -> Step:
         """What is due delivered, then one scheduling step."""
         self.deliver_due()
+        self.rounds.step_started()
         busy = self.scheduler.schedule_one()
         self.cluster.raise_violation()
         return Step(busy, self.rounds.step_done(busy))
