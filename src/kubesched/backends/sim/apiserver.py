@@ -63,6 +63,17 @@ if TYPE_CHECKING:
 _Stored = TypeVar("_Stored", PersistentVolume, PersistentVolumeClaim)
 
 
+def _key(event: Event) -> str:
+    """The object an echo of a change is about."""
+    match event:
+        case BindingReported(new=pod) | DeletionToldLate(pod=pod):
+            return pod.key
+        case Stored(old=old, new=new):
+            obj = new if new is not None else old
+            return f"{obj.kind}/{obj.metadata.namespace}/{obj.metadata.name}"
+    return ""
+
+
 class ApiServer:
     """The simulated API server of ``scenario``'s cluster, on ``clock``. ``attach`` gives
     it its watchers (the scheduler) and the accounting before anything is loaded."""
@@ -75,6 +86,12 @@ class ApiServer:
         self.nodes: dict[str, Node] = {}
         self.pods: dict[str, Pod] = {}
         self.changes = 0  # every change to the cluster's objects, counted
+        # those the scheduler's own calls made during a scheduling step (set by the run
+        # loop: ``in_step``), and what they were, for the end rule
+        self.in_step = False
+        self.own_changes = 0
+        self.own_writes: list[tuple[str, str]] = []
+        self._echoes: set[int] = set()  # ids of events telling watchers of such changes
         self.bound_count = 0  # bindings applied
         self._on_node: dict[str, set[str]] = {}  # node -> uids of the pods bound to it
         self._by_key: dict[str, str] = {}  # ns/name -> uid of the pod by that name now
@@ -123,6 +140,18 @@ class ApiServer:
         """The invariant checker's first violation, raised where the run can end on it."""
         if self.violation is not None:
             raise self.violation
+
+    def _count(self, what: str, key: str) -> None:
+        self.changes += 1
+        if self.in_step:
+            self.own_changes += 1
+            self.own_writes.append((what, key))
+
+    def _echo(self, event: BindingReported | Stored | DeletionToldLate) -> None:
+        """``event`` tells watchers of a change just made, next (due now)."""
+        self.timeline.push(self.clock.now(), event)
+        if self.in_step:
+            self._echoes.add(id(event))
 
     def alive(self, uid: str) -> bool:
         """Whether the pod is on the API server and its deletion not asked for."""
@@ -184,7 +213,7 @@ class ApiServer:
 
     def add_node(self, node: Node) -> None:
         self.nodes[node.name] = node
-        self.changes += 1
+        self._count("Node", node.name)
         self.scheduler.on_node_add(node)
 
     # ------------------------------------------------------------------ watchers
@@ -192,6 +221,10 @@ class ApiServer:
     def deliver(self, event: Event) -> None:
         """A due event, to the scheduler's informer side and the controllers."""
         self.changes += 1
+        if self._echoes and id(event) in self._echoes:
+            self._echoes.discard(id(event))
+            self.own_changes += 1
+            self.own_writes.append((type(event).__name__, _key(event)))
         now = self.clock.now()
         sched = self.scheduler
         match event:
@@ -285,13 +318,12 @@ class ApiServer:
         bound.status.phase = "Running"
         bound.status.start_time = self.clock.now()
         self.pods[bound.uid] = bound  # the API server's state changes at once...
-        self.changes += 1
+        self._count("Binding", bound.key)
         self._on_node.setdefault(node_name, set()).add(bound.uid)
         self.bound_count += 1
         if self.checker is not None:
             self.checker.bound(bound, node_name)
-        # ...watchers hear of it next
-        self.timeline.push(self.clock.now(), BindingReported(current, bound))
+        self._echo(BindingReported(current, bound))  # ...watchers hear of it next
 
     def bind_elsewhere(self, pod: Pod, node_name: str, other: str | None) -> str:
         """A BindConflict fault: someone else's binding of ``pod`` landed first — to
@@ -350,7 +382,7 @@ class ApiServer:
         self._resource_version += 1
         pv.metadata.resource_version = str(self._resource_version)
         replace_storage_object(objects, pv)
-        self.timeline.push(self.clock.now(), Stored(None, pv))
+        self._echo(Stored(None, pv))
         self._controller_bind(pv, new)
         return new  # as stored by the update; the controller's binding follows
 
@@ -372,7 +404,7 @@ class ApiServer:
                                      resource_version_int(current) or 0) + 1
         new.metadata.resource_version = str(self._resource_version)
         replace_storage_object(objects, new)
-        self.timeline.push(self.clock.now(), Stored(current, new))
+        self._echo(Stored(current, new))
         return new
 
     def _controller_bind(self, pv: PersistentVolume, pvc: PersistentVolumeClaim
@@ -383,7 +415,7 @@ class ApiServer:
             self._resource_version += 1
             new.metadata.resource_version = str(self._resource_version)
             replace_storage_object(self.objects, new)
-            self.timeline.push(self.clock.now(), Stored(old, new))
+            self._echo(Stored(old, new))
         return new_pv
 
     # ResourceClaims: the API server's UpdateStatus (DynamicResources' PreBind, PostFilter),
@@ -400,7 +432,7 @@ class ApiServer:
         new.metadata = copy.copy(current.metadata)
         new.metadata.resource_version = str(self._resource_version)
         replace_claim(objects, new)
-        self.timeline.push(self.clock.now(), Stored(current, new))
+        self._echo(Stored(current, new))
         self.faults.claim_written(new)
         return dra_index(objects).claim(new.namespace, new.name) or new
 
@@ -415,7 +447,7 @@ class ApiServer:
         self._resource_version += 1
         new.metadata.resource_version = str(self._resource_version)
         replace_claim(objects, new)
-        self.timeline.push(self.clock.now(), Stored(current, new))
+        self._echo(Stored(current, new))
         return dra_index(objects).claim(new.namespace, new.name) or new
 
     def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
@@ -429,14 +461,14 @@ class ApiServer:
         new.metadata.resource_version = str(self._resource_version)
         new.metadata.creation_timestamp = self.clock.now()
         replace_claim(objects, new)
-        self.timeline.push(self.clock.now(), Stored(None, new))
+        self._echo(Stored(None, new))
         return new
 
     def delete_resource_claim(self, claim: ResourceClaim) -> None:
         objects = self.objects
         old = remove_claim(objects, claim)
         if old is not None:
-            self.timeline.push(self.clock.now(), Stored(old, None))
+            self._echo(Stored(old, None))
 
     def update_pod_extended_resource_claim_status(
             self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
@@ -462,7 +494,7 @@ class ApiServer:
                     allocation=claim.allocation if kept else None))
             if owned:
                 remove_claim(objects, claim)
-                self.timeline.push(self.clock.now(), Stored(claim, None))
+                self._echo(Stored(claim, None))
 
     def update_pod_status(self, pod: Pod, condition: PodCondition | None,
                           nominated_node_name: str | None) -> None:
@@ -486,7 +518,7 @@ class ApiServer:
         new.status = copy.copy(current.status)
         new.status.nominated_node_name = nominated_node_name
         self.pods[pod.uid] = new
-        self.changes += 1
+        self._count("NominatedNodeName", f"{new.key} {nominated_node_name}")
         self.scheduler.on_pod_update(current, new)
 
     def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
@@ -512,7 +544,7 @@ class ApiServer:
         terminating = current.metadata.deletion_timestamp is not None
         if terminating and not force:
             return
-        self.changes += 1
+        self._count("Delete", current.key)
         self.taints.cancel(current.uid)
         if not terminating:
             self.deleted[current.uid] = reason
@@ -523,7 +555,7 @@ class ApiServer:
                 self.timeline.drop(lambda e: isinstance(e, PodGone) and e.pod is current)
             self._remove(current)
             if informer_later:
-                self.timeline.push(now, DeletionToldLate(current))
+                self._echo(DeletionToldLate(current))
             else:
                 self.scheduler.on_pod_delete(current)
             self._after_gone(current)
@@ -556,7 +588,7 @@ class ApiServer:
     # taint manager, the pod GC) hear of it at once.
 
     def update_node(self, old: Node, new: Node) -> None:
-        self.changes += 1
+        self._count("Node", new.name)
         self.nodes[new.name] = new
         self.scheduler.on_node_update(old, new)
         if [t for t in old.spec.taints if t.effect == "NoExecute"] != \
@@ -570,7 +602,7 @@ class ApiServer:
         node = self.nodes.pop(name, None)
         if node is None:
             return False
-        self.changes += 1
+        self._count("NodeDelete", name)
         self.scheduler.on_node_delete(node)
         if not pod_gc:
             return True

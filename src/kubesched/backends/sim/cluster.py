@@ -20,13 +20,15 @@ from collections.abc import Callable
 from typing import Any
 
 from kubesched.api.dra.store import devices_per_class, dra_index
+from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.scenario import ClusterState, Scenario
-from kubesched.api.types import Node, Pod
+from kubesched.api.storage import PersistentVolume, PersistentVolumeClaim
+from kubesched.api.types import ExtendedResourceClaimStatus, Node, Pod, PodCondition
 from kubesched.backends.sim.accounting import Accounting, PodRecord, SimResult
 from kubesched.backends.sim.apiserver import ApiServer
 from kubesched.backends.sim.controllers import Controllers
 from kubesched.backends.sim.faults import FaultRunner, TaintManager
-from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
+from kubesched.backends.sim.invariants import InvariantViolation
 from kubesched.backends.sim.runloop import RunLoop
 from kubesched.backends.sim.series import Series
 from kubesched.backends.sim.timeline import Timeline
@@ -51,7 +53,9 @@ class SimCluster:
                              names_seed=seed if names_seed is None else names_seed,
                              check=check)
         self.accounting = Accounting(self.api.alive, self.clock.now)
-        self.scheduler = Scheduler(self.api, self.clock, config or default_config(), seed=seed,
+        # the scheduler's Backend is this object, passing each call to the API server (a
+        # caller may wrap one of them here, as the preemption goldens wrap delete_pod)
+        self.scheduler = Scheduler(self, self.clock, config or default_config(), seed=seed,
                                    registry=registry, recorder=self.accounting)
         self.accounting.scheduler = self.scheduler
         self.api.attach(self.scheduler, self.accounting)
@@ -140,10 +144,6 @@ class SimCluster:
         return self.api.taints
 
     @property
-    def checker(self) -> InvariantChecker | None:
-        return self.api.checker
-
-    @property
     def violation(self) -> InvariantViolation | None:
         return self.api.violation
 
@@ -151,14 +151,8 @@ class SimCluster:
     def bound_count(self) -> int:
         return self.api.bound_count
 
-    def bind(self, pod: Pod, node_name: str) -> None:
-        self.api.bind(pod, node_name)
-
     def delete(self, current: Pod, reason: str, *, force: bool = False) -> None:
         self.api.delete(current, reason, force=force)
-
-    def delete_pod(self, pod: Pod, reason: str) -> None:
-        self.api.delete_pod(pod, reason)
 
     def pod_by_key(self, key: str) -> Pod | None:
         return self.api.pod_by_key(key)
@@ -180,6 +174,47 @@ class SimCluster:
 
     def not_arrived(self) -> list[Pod]:
         return self.api.not_arrived()
+
+    # ------------------------------------------------------------------ the Backend
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        self.api.bind(pod, node_name)
+
+    def extender_bind(self, pod: Pod, node_name: str, bind: Callable[[], None]) -> None:
+        self.api.extender_bind(pod, node_name, bind)
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None,
+                          nominated_node_name: str | None) -> None:
+        self.api.update_pod_status(pod, condition, nominated_node_name)
+
+    def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        self.api.record_event(pod, event_type, reason, message)
+
+    def delete_pod(self, pod: Pod, reason: str) -> None:
+        self.api.delete_pod(pod, reason)
+
+    def update_persistent_volume(self, pv: PersistentVolume) -> PersistentVolume:
+        return self.api.update_persistent_volume(pv)
+
+    def update_persistent_volume_claim(self, pvc: PersistentVolumeClaim
+                                       ) -> PersistentVolumeClaim:
+        return self.api.update_persistent_volume_claim(pvc)
+
+    def update_resource_claim_status(self, claim: ResourceClaim) -> ResourceClaim:
+        return self.api.update_resource_claim_status(claim)
+
+    def update_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        return self.api.update_resource_claim(claim)
+
+    def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        return self.api.create_resource_claim(claim)
+
+    def delete_resource_claim(self, claim: ResourceClaim) -> None:
+        self.api.delete_resource_claim(claim)
+
+    def update_pod_extended_resource_claim_status(
+            self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
+        self.api.update_pod_extended_resource_claim_status(pod, status)
 
     # ------------------------------------------------------------------ the accounting's
 
