@@ -140,7 +140,9 @@ def test_pod_binds_once_the_driver_reports_the_condition() -> None:
 def test_without_the_condition_the_pod_stays_pending() -> None:
     _, line = simulate(scenario(timeout="60s"))
     assert line["node"] is None
-    assert line["attempts"] > 3
+    # the first attempt writes the allocation; the second's writes (the reservation made and
+    # taken back) and outcome, the third repeats: the run's end rule ends it there
+    assert line["attempts"] == 3
 
 
 def test_binding_failure_deallocates_and_retries() -> None:

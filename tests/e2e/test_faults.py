@@ -99,9 +99,9 @@ def assert_accounted(sim: SimCluster) -> None:
     assert len(set(uids)) == len(uids), "a uid used twice"
     refused = sim.scenario.admission_errors
     for p in known:
-        places = (p.uid in sim.pods) + (p.uid in sim.gone) + (p.uid in refused)
+        places = (p.uid in sim.pods) + (p.uid in sim.api.gone) + (p.uid in refused)
         assert places == 1, f"pod {p.key} ({p.uid}) is in {places} places"
-    assert set(sim.pods) | set(sim.gone) | set(refused) == set(uids)
+    assert set(sim.pods) | set(sim.api.gone) | set(refused) == set(uids)
     bound = {u for u, p in sim.pods.items() if p.spec.node_name}
     missing = sim.scenario.missing_node_pods
     for u in bound:
@@ -109,7 +109,7 @@ def assert_accounted(sim: SimCluster) -> None:
         assert p.spec.node_name in sim.nodes or p.key in missing, \
             f"{p.key} bound to {p.spec.node_name}, which is gone"
         assert u in sim.pods_on_node(p.spec.node_name)
-    on_nodes = [u for uids_ in sim._on_node.values() for u in uids_]
+    on_nodes = [u for uids_ in sim.api._on_node.values() for u in uids_]
     assert sorted(on_nodes) == sorted(bound), "a pod counted on two nodes, or on none"
     cache = sim.scheduler.cache
     assert set(cache.pod_states) == bound, "the scheduler's cache and the cluster disagree"
@@ -121,10 +121,10 @@ def assert_accounted(sim: SimCluster) -> None:
         p = sim.pods.get(u)
         if p is not None and p.spec.node_name:
             assert rec.node == p.spec.node_name, rec
-        elif u in sim.deleted:
-            assert rec.node is None and rec.message == sim.deleted[u], rec
+        elif u in sim.api.deleted:
+            assert rec.node is None and rec.message == sim.api.deleted[u], rec
         else:
-            assert rec.node is None or sim.gone.get(u) == "finished", rec
+            assert rec.node is None or sim.api.gone.get(u) == "finished", rec
 
 
 GEN = re.compile(r"default/web-[bcdfghjklmnpqrstvwxz2456789]{5}$")
@@ -148,7 +148,7 @@ def test_delete_node_evicts_its_pods_and_the_controller_replaces_them():
     assert GEN.match(key)
     assert line == {"pod": key, "node": "n2", "time": 10.0, "attempts": 1, "message": None}
     assert "n1" not in sim.nodes and "n1" not in sim.scheduler.cache.nodes
-    assert sim.gone == {"default/web-a": "evicted: node n1 removed",
+    assert sim.api.gone == {"default/web-a": "evicted: node n1 removed",
                         "default/solo": "evicted: node n1 removed"}
     # the same seed names it the same; another seed differently
     assert [ln["pod"] for ln in simulate(text)[1]] == [ln["pod"] for ln in lines]
@@ -322,7 +322,7 @@ def test_delete_pod_during_its_binding_cycle_is_never_bound_never_lost():
                                         "attempts": 1, "message": "evicted: pod deleted"}
     (key, line), = got.items()
     assert GEN.match(key) and line["node"] == "n1" and line["attempts"] == 1
-    assert sim.gone == {"default/web-a": "evicted: pod deleted"}
+    assert sim.api.gone == {"default/web-a": "evicted: pod deleted"}
     assert sim.scheduler.queue.active_pods() == [] and sim.scheduler.queue.backoff_pods() == []
 
 

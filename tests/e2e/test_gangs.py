@@ -95,10 +95,10 @@ def test_coscheduling_timeout_on_the_virtual_clock():
     text = nodes(1) + pod_group("g", 2) + pod("g-0", group="g") + pod("g-1", group="g")
     recs = run(text, cosched("{permitWaitingTimeSeconds: 10, podGroupRejectPercentage: 100}"))
     assert recs["g-0"].node is None and recs["g-1"].node is None
-    # g-0 waited from 0 and timed out at 10, releasing the node to g-1, which waits in turn
-    # (the run ends when a round of timeouts binds nothing)
-    assert recs["g-0"].time == 10.0
-    assert recs["g-1"].message == ("waiting at Permit on node n1 for Coscheduling: waiting for "
+    # g-0 waited from 0 and timed out at 10, releasing the node to g-1, which waited in turn
+    # and timed out at 20; g-0 parks again, a round the one at 0 already was: the run ends
+    assert recs["g-0"].time == 10.0 and recs["g-1"].time == 20.0
+    assert recs["g-0"].message == ("waiting at Permit on node n1 for Coscheduling: waiting for "
                                    "PodGroup default/g: 1 of minMember 2 pods assumed or bound")
 
 

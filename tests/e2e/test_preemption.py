@@ -94,7 +94,7 @@ def test_victims_hold_their_room_until_their_grace_period_ends():
     assert recs["default/low"].message == "preempted by default/high"
     assert recs["default/high"].node == "n1"
     assert recs["default/high"].time == 50.0  # 5 + 45 s of virtual grace
-    assert sim.deleted == {"default/low": "preempted by default/high"}
+    assert sim.api.deleted == {"default/low": "preempted by default/high"}
 
 
 def test_pdb_protected_pods_are_preempted_only_when_nothing_else_works():
@@ -111,11 +111,11 @@ def test_pdb_protected_pods_are_preempted_only_when_nothing_else_works():
         recs = {r.key: r for r in sim.run().records}
         # the first preemptor takes the node whose victims break no budget...
         assert recs["default/high-1"].node == "node-b"
-        assert sim.deleted["default/batch-1"] == sim.deleted["default/batch-2"] == (
+        assert sim.api.deleted["default/batch-1"] == sim.api.deleted["default/batch-2"] == (
             "preempted by default/high-1")
         # ...the second has no other choice than the protected pods
         assert recs["default/high-2"].node == "node-a"
-        assert sim.deleted["default/db-1"] == sim.deleted["default/db-2"] == (
+        assert sim.api.deleted["default/db-1"] == sim.api.deleted["default/db-2"] == (
             "preempted by default/high-2")
 
 
@@ -190,5 +190,5 @@ def test_preemptor_waits_for_its_terminating_victims_without_preempting_more():
     assert high.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
                             "deallocate, preemption: not eligible due to a terminating pod "
                             "on the nominated node.")
-    assert sim.deleted == {"default/low": "preempted by default/high"}
+    assert sim.api.deleted == {"default/low": "preempted by default/high"}
     assert sim.event_counts["Preempted"] == 1

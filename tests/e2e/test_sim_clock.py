@@ -62,7 +62,7 @@ def test_simulator_refuses_a_binding_that_does_not_fit():
 
     sim = SimCluster(load_scenario_text(NODE + pod("a", "1500m") + pod("b", "1"), "t.yaml"))
     sim.load()
-    sim._apply_due()
+    sim.deliver_due()
     a, b = sorted(sim.pods.values(), key=lambda p: p.name)
     sim.bind(a, "n1")
     with pytest.raises(BindError, match="does not fit on node n1: insufficient cpu"):

@@ -63,7 +63,7 @@ def test_state_out_reads_back_to_the_same_state():
     assert len(pending) == 3
     # read back and run for no time: nothing is created, deleted or moved
     again = run(text, until=0)
-    assert again.created == [] and again.gone == {}
+    assert again.created == [] and again.api.gone == {}
     assert canonical(state_documents(again)) == canonical(docs)
     # and run on: the same as running the original on from 150 s (same seed)
     rest = run(text)

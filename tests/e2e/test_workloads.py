@@ -120,7 +120,7 @@ def test_replica_set_adopts_orphans_and_scales_down_extras():
     sim, lines = run(text)
     # a (running) and b adopted; c, the newest pending one, deleted before it is scheduled
     assert [ln["pod"] for ln in lines] == ["default/b", "default/other"]
-    assert sim.gone == {"default/c": "evicted: deleted by its controller"}
+    assert sim.api.gone == {"default/c": "evicted: deleted by its controller"}
     a = sim.pods["default/a"]
     assert [(r.kind, r.name, r.controller) for r in a.metadata.owner_references] == [
         ("ReplicaSet", "web", True)]

@@ -88,7 +88,7 @@ def _simulate(sc: Scenario, config: SchedulerConfiguration, seed: int, timed: bo
         if rec.node is None:
             assert rec.message or rec.gates, f"{rec.key} pending without a reason"
     # the API server's view: each pod on one node at most, and that node the record's
-    holders = Counter(uid for uids in sim._on_node.values() for uid in uids)
+    holders = Counter(uid for uids in sim.api._on_node.values() for uid in uids)
     assert not [uid for uid, n in holders.items() if n > 1], "a pod on two nodes"
     for uid, rec in sim.records.items():
         pod = sim.pods.get(uid)

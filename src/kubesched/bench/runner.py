@@ -227,8 +227,7 @@ class Churn:
         self.created += 1
         if template == CHURN_NODE:
             node = parse_node(churn_node(i))
-            sim.nodes[node.name] = node  # the simulated API server's, as SimCluster.load
-            sim.scheduler.on_node_add(node)
+            sim.api.add_node(node)
             return "node", node
         if template == CHURN_SERVICE:
             raw = churn_service(i, self.op.namespace)
@@ -243,8 +242,8 @@ class Churn:
         sim = self.sim
         self.deleted += 1
         if kind == "node":
-            sim.nodes.pop(obj.name, None)
-            sim.scheduler.on_node_delete(obj)
+            # scheduler_perf runs no pod GC: pods bound to the node stay
+            sim.api.remove_node(obj.name, pod_gc=False)
         elif kind == "service":
             services = sim.scheduler.handle.objects.get("Service") or []
             if obj in services:
@@ -273,7 +272,7 @@ class SteadyState:
         sim = self.sim
         # upstream deletes the pods it has seen scheduled through the informer: the
         # bindings' events first (a deletion before them would leave the pod in the cache)
-        sim._apply_due()
+        sim.deliver_due()
         for uid in self.live:
             pod = sim.pods.get(uid)
             if pod is not None:
@@ -339,34 +338,44 @@ def run_workload(w: Workload, report: Progress | None = None, *,
         import cProfile
 
         prof = cProfile.Profile()
-    out = _measure(sim, w, measured, progress, prof, timeout, check)
+    out = _measure(sim, w, measured, progress, prof, timeout)
     if prof is not None and profile_path:
         prof.dump_stats(profile_path)
     return _record(w, setup_seconds=setup_seconds, init_seconds=init_seconds,
                    init_unscheduled=init_pending, events=dict(sim.event_counts), **out)
 
 
+class _Popped:
+    """A SchedulerObserver: the pod the last step popped, and when."""
+
+    def __init__(self) -> None:
+        self.qpi: Any = None
+        self.at = 0.0
+
+    def popped(self, qpi: Any) -> None:
+        self.qpi = qpi
+        self.at = time.perf_counter()
+
+    def algorithm_done(self, seconds: float) -> None:
+        pass
+
+
 def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
-             prof: Any, timeout: float, check: bool = False) -> dict[str, Any]:
-    sched = sim.scheduler
-    queue = sched.queue
+             prof: Any, timeout: float) -> dict[str, Any]:
+    """The measured phase, on the simulator's run loop (its steps and its end rule) with
+    the virtual clock following the wall clock and upstream's flushes on wall-clock
+    tickers."""
+    loop = sim.loop
+    queue = sim.scheduler.queue
     clock = sim.clock
     api_pods = sim.pods
-    apply_due = sim._apply_due
-    schedule_one = sched.schedule_one
+    step = loop.step
     perf = time.perf_counter
     ns = w.measured.namespace
     total = len(measured)
 
-    popped: list[Any] = [None]
-    orig_pop = queue.pop
-
-    def pop() -> Any:
-        q = orig_pop()
-        popped[0] = q
-        return q
-
-    queue.pop = pop  # instance attribute: sees which pod each schedule_one call popped
+    popped = _Popped()
+    sim.scheduler.observer = popped
     collector = ThroughputCollector()
     latencies: list[float] = []
     scheduled = 0
@@ -398,33 +407,29 @@ def _measure(sim: Any, w: Workload, measured: list[Any], progress: _Throttle,
                 queue.flush_backoff_completed()
             if leftover_flush.due(now):
                 queue.flush_unschedulable_pods_leftover()
-            apply_due()
-            popped[0] = None
-            s = perf()
-            ok = schedule_one()
+            popped.qpi = None
+            st = step()
             e = perf()
-            if check and sim.violation is not None:
-                raise sim.violation
-            q = popped[0]
+            q = popped.qpi
             if q is not None and q.pod.metadata.namespace == ns:
-                latencies.append(e - s)
+                latencies.append(e - popped.at)
                 cur = api_pods.get(q.pod.uid)
                 if cur is not None and cur.spec.node_name:
                     scheduled += 1
                     if steady is not None:
                         steady.bound()
-            if not ok:
+            if churn is None and loop.over(st):  # churn brings changes no timeline holds
+                status = "measured pods left unschedulable"
+                break
+            if not st.busy:
                 if e - t0 > timeout:
                     status = f"timeout after {timeout:g} s"
-                    break
-                if churn is None and not sim._timeline and queue.next_backoff_expiry() is None:
-                    status = "measured pods left unschedulable"
                     break
                 time.sleep(0.0005)
     finally:
         if prof is not None:
             prof.disable()
-        del queue.pop
+        sim.scheduler.observer = None
     elapsed = perf() - t0
     progress("measure", scheduled, total, last_rate, force=True)
     lat = sorted(latencies)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kubesched.api import faults as fk
 from kubesched.api.dra.store import dra_index, with_status
@@ -21,10 +20,8 @@ from kubesched.api.dra.types import (
 from kubesched.api.faults import Fault
 from kubesched.api.scenario import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kubesched.api.types import Node, Pod, Taint, Toleration
+from kubesched.backends.sim.ports import FaultTarget
 from kubesched.framework.backend import BindError
-
-if TYPE_CHECKING:
-    from kubesched.backends.sim.cluster import SimCluster
 
 NO_EXECUTE = "NoExecute"
 # what the node lifecycle controller puts on a node whose Ready condition is False: the
@@ -65,7 +62,7 @@ class FaultRunner:
     """Carries out the scenario's faults on ``sim``: timed ones when the simulator's clock
     reaches them (``apply``), binding ones when the scheduler binds (``intercept_bind``)."""
 
-    def __init__(self, sim: SimCluster) -> None:
+    def __init__(self, sim: FaultTarget) -> None:
         self.sim = sim
         self._armed: list[_ArmedBinding] = []
         # DeviceCondition faults due while no claim held their device: the driver acts as
@@ -118,7 +115,7 @@ class FaultRunner:
         cond = DeviceCondition(fault.condition or "", fault.status, fault.reason,
                                fault.message)
         acted = False
-        for claim in list(dra_index(self.sim.scheduler.handle.objects).claims.values()):
+        for claim in list(dra_index(self.sim.objects).claims.values()):
             if claim.allocation is None:
                 continue
             for r in claim.allocation.results:
@@ -181,7 +178,7 @@ class TaintManager:
     tolerations used (never, when none of them sets it), counted from when the taints (or
     the pod's binding) were seen; the deletion is cancelled when the taints go."""
 
-    def __init__(self, sim: SimCluster) -> None:
+    def __init__(self, sim: FaultTarget) -> None:
         self.sim = sim
         # uid -> (when the eviction was first scheduled, when it fires)
         self.scheduled: dict[str, tuple[float, float]] = {}

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from kubesched.api.selectors import (
     Selector,
@@ -44,10 +43,8 @@ from kubesched.api.types import (
     PodAffinityTerm,
     Taint,
 )
+from kubesched.backends.sim.ports import JudgedCluster
 from kubesched.config.plugin_args import NodeResourcesFitArgs
-
-if TYPE_CHECKING:
-    from kubesched.backends.sim.cluster import SimCluster
 
 # Names of the rules a violation reports.
 DOUBLE_BINDING = "double-binding"
@@ -154,7 +151,7 @@ def _required(pod: Pod, anti: bool) -> tuple[PodAffinityTerm, ...]:
 class InvariantChecker:
     """Checks each binding of ``sim`` against the simulator's state just before it."""
 
-    def __init__(self, sim: SimCluster) -> None:
+    def __init__(self, sim: JudgedCluster) -> None:
         self.sim = sim
         self._bound_once: dict[str, str] = {}  # uid -> node of every binding applied
         # uids of bound pods with required anti-affinity, in binding order (a dict: the
@@ -205,7 +202,7 @@ class InvariantChecker:
         if not pod.spec.pod_resource_claims:
             return
         claims = {f"{c.metadata.namespace}/{c.metadata.name}": c
-                  for c in self.sim.scheduler.handle.objects.get("ResourceClaim", ())}
+                  for c in self.sim.objects.get("ResourceClaim", ())}
         for pc in pod.spec.pod_resource_claims:
             name = pc.resource_claim_name or pod.status.resource_claim_statuses.get(pc.name)
             if not name:
@@ -248,7 +245,7 @@ class InvariantChecker:
     def _shared_capacity(self, shares: dict[tuple[str, str, str],
                                             tuple[str, dict[str, Fraction]]]) -> None:
         """The shares of a device consume no more of a capacity than the device has."""
-        for s in self.sim.scheduler.handle.objects.get("ResourceSlice", ()):
+        for s in self.sim.objects.get("ResourceSlice", ()):
             for d in s.devices:
                 found = shares.get((s.driver, s.pool, d.name))
                 if found is None:
@@ -302,7 +299,7 @@ class InvariantChecker:
     def _ignored(self, pod: Pod) -> tuple[frozenset[str], frozenset[str]]:
         """The resources (and resource groups) NodeResourcesFit does not check for the pod's
         profile: a scheduler extender managing them with ``ignoredByScheduler`` decides."""
-        prof = self.sim.scheduler.config.profile(pod.spec.scheduler_name)
+        prof = self.sim.config.profile(pod.spec.scheduler_name)
         args = prof.plugin_config.get("NodeResourcesFit") if prof is not None else None
         if not isinstance(args, NodeResourcesFitArgs):  # the profile has no Fit
             return frozenset(), frozenset()
@@ -408,7 +405,7 @@ class InvariantChecker:
                 yield p, node
 
     def _pod_affinity(self, pod: Pod, node: Node) -> None:
-        namespaces = self.sim.scenario.namespaces
+        namespaces = self.sim.namespaces
         try:
             affinity = _terms(pod, _required(pod, anti=False))
             anti = _terms(pod, _required(pod, anti=True))

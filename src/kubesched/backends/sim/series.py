@@ -10,12 +10,10 @@ evenly over its ticks, at a cost logarithmic in its length; the last sample is t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from kubesched.backends.sim.cluster import SimCluster
+from kubesched.backends.sim.ports import SampledRun
 
 #: resources always reported, in this order; extended resources follow, sorted by name
 BASE_RESOURCES = ("cpu", "memory", "pods")
@@ -32,7 +30,7 @@ class Sample:
 
 
 class Series:
-    def __init__(self, sim: SimCluster, max_points: int = 1000) -> None:
+    def __init__(self, sim: SampledRun, max_points: int = 1000) -> None:
         self.sim = sim
         self.max_points = max_points
         self.samples: list[Sample] = []

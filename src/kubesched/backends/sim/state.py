@@ -13,7 +13,7 @@ again. Claims and volumes carry their binding; faults still to come keep their r
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import yaml
 
@@ -22,9 +22,7 @@ from kubesched.api.encode import encode_claim_status, encode_resource_claim
 from kubesched.api.scenario import pod_arrival
 from kubesched.api.types import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, Node, Pod
 from kubesched.api.workloads import API_VERSIONS
-
-if TYPE_CHECKING:
-    from kubesched.backends.sim.cluster import SimCluster
+from kubesched.backends.sim.ports import EndState
 
 
 def _time(t: float) -> str:
@@ -97,7 +95,7 @@ def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": status}
 
 
-def state_documents(sim: SimCluster) -> list[dict[str, Any]]:
+def state_documents(sim: EndState) -> list[dict[str, Any]]:
     now = sim.clock.now()
     docs: list[dict[str, Any]] = [node_doc(n) for n in sim.nodes.values()]
     sc = sim.scenario
@@ -126,7 +124,7 @@ def state_documents(sim: SimCluster) -> list[dict[str, Any]]:
         keys.add(pod.key)
         phase = pod.status.phase if pod.status.phase in ("Succeeded", "Failed") else "Succeeded"
         docs.append(pod_doc(pod, node=pod.spec.node_name, phase=phase))
-    objects = sim.scheduler.handle.objects
+    objects = sim.objects
     claims = dict(dra_index(objects).claims)
     for doc in sc.documents:
         out = _current(doc, objects, now, keys, sim)
@@ -151,7 +149,7 @@ def _claim_now(doc: dict[str, Any], claims: dict[str, Any]) -> dict[str, Any] | 
 
 
 def _current(doc: dict[str, Any], objects: dict[str, list[Any]], now: float, pods: set[str],
-             sim: SimCluster) -> dict[str, Any] | None:
+             sim: EndState) -> dict[str, Any] | None:
     kind = doc.get("kind")
     if kind == "Fault":
         spec = doc.get("spec") or {}
@@ -182,6 +180,6 @@ def _current(doc: dict[str, Any], objects: dict[str, list[Any]], now: float, pod
     return out
 
 
-def write_state(sim: SimCluster) -> str:
+def write_state(sim: EndState) -> str:
     return yaml.safe_dump_all(state_documents(sim), sort_keys=False, default_flow_style=None,
                               width=100)

@@ -1,0 +1,278 @@
+"""The simulator's run loop: deliver what is due, run one scheduling step, and when there is
+nothing to do now, move the virtual clock to the next wake-up — with one rule for when the
+run is over.
+
+**Wake-ups** are kept as upstream times its retries: the next timeline event, a backoff
+expiring, a Permit deadline, and (while the timeline holds anything) the 30-second flush of
+pods unschedulable for 5 minutes.
+
+**The end rule.** A *round* is a full pass of attempts since the last change of the API
+server from outside the scheduler's own steps (an arrival, a pod finishing or gone, a fault,
+a controller's pod): every pod queued to be retried (activeQ, the backoff queues, and those
+moved there from the unschedulable pool meanwhile) and every pod waiting at Permit has been
+tried once — popped and failed, bound or parked at Permit, or, for a waiting pod, timed out or
+rejected. A round is *idle* when it would repeat itself: it leaves the same bound and assumed
+pods, the same outcome per pod and the same writes of the scheduler's own (``own_writes``:
+bindings, deletions, claim and volume updates) as a round before it since that change. The
+core is deterministic, so an idle round would come round again for ever. Then the run jumps
+to the next timeline event (the clock moves on to its next wake-up even where the cycles
+would go on at this instant: upstream's hot loop), or ends when there is none.
+
+A round after which every pod left to retry was tried against the cluster as it is now (no
+change at all since its attempt, its own writes included) and nothing waited at Permit is its
+own round before: the next round would see the same cluster and repeat it attempt for
+attempt — one round of failures against an unchanged cluster ends the run (no second round to
+compare with). The comparison is for the rest: gangs (members parked, timed out and rejected
+change the assumed pods within a round, and the order of their retries can make the next
+round differ), and attempts that write as they fail (DynamicResources' PreBind reserving a
+claim and taking the reservation back). A round that matches any round since the last outside
+change (not only the one just before) closes a cycle of any length, so the rule ends every run
+whose timeline is empty and whose pods keep failing.
+
+**Fidelity.** After an idle round the wake-ups go on as before while the timeline holds
+events (the retries upstream would make meanwhile: attempt counts feed backoffs and the
+records, and a retry may be the one that sees a change); only a repetition at one instant
+(cycles activating each other, which no wake-up would end) makes the clock move on to the next
+wake-up at once. docs/differences.md says where this departs from upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from kubesched.api.types import Pod
+from kubesched.backends.sim.timeline import Event, Timeline
+from kubesched.clock import VirtualClock
+from kubesched.scheduler import Recorder, Scheduler
+
+Outcome = tuple[str | None, str | None]  # (node, message); ("…", WAITING): parked at Permit
+WAITING = "waiting at Permit"
+
+
+class Cluster(Protocol):
+    """What the run loop needs of the simulated API server."""
+
+    @property
+    def changes(self) -> int: ...
+
+    @property
+    def own_changes(self) -> int: ...
+
+    @property
+    def own_writes(self) -> list[tuple[str, str]]: ...
+
+    in_step: bool
+
+    @property
+    def bound_count(self) -> int: ...
+
+    def deliver(self, event: Event) -> None: ...
+
+    def raise_violation(self) -> None: ...
+
+
+class Ticked(Protocol):
+    def tick(self) -> None: ...
+
+
+_Signature = tuple[int, tuple[tuple[str, str], ...], frozenset[tuple[str, str]],
+                   frozenset[tuple[str, Outcome]]]
+
+
+class Rounds:
+    """Tells rounds apart and judges each as it completes (the end rule above). It hears of
+    attempts as the scheduler's Recorder, passing them on to ``recorder``, and of parked
+    pods from the waiting pods after each step."""
+
+    def __init__(self, scheduler: Scheduler, cluster: Cluster) -> None:
+        self.scheduler = scheduler
+        self.cluster = cluster
+        self.recorder: Recorder | None = None
+        self._start = -1  # the outside change count the current round started at
+        self._step_start = -1  # the outside change count the current step started at
+        self._step_total = -1  # every change counted when the current step started
+        self._tried_at: dict[str, int] = {}  # uid -> every change counted when tried
+        self._tried: dict[str, Outcome] = {}  # uid -> outcome in this round
+        self._waited = False  # a pod was at Permit during the round
+        self._waiting: set[str] = set()  # the pods at Permit after the last step
+        self._seen: set[_Signature] = set()
+        self._retried = False  # a pod was tried a second time in this round
+
+    def _outside(self) -> int:
+        """Changes not made by the scheduler's own calls during its steps."""
+        return self.cluster.changes - self.cluster.own_changes
+
+    def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
+        if self.recorder is not None:
+            self.recorder.attempt(pod, result, node, message)
+        n = self._outside()
+        if n != self._start:
+            self._new_round(n, forget=True)
+        if n == self._step_start:  # an attempt that saw a change it made belongs to no round
+            self._tried_once(pod.uid, (node, message))
+
+    def step_started(self) -> None:
+        self._step_start = self._outside()
+        self._step_total = self.cluster.changes
+
+    def step_done(self, busy: bool) -> bool:
+        """After a scheduling step: whether a round has just completed idle (looked at when
+        there was nothing to do, and when a pod came round again)."""
+        n = self._outside()
+        if n != self._start:
+            self._new_round(n, forget=True)
+        waiting = self.scheduler.waiting
+        if len(waiting) or self._waiting:
+            now = {wp.pod.uid: wp.node for wp in waiting}
+            if now:
+                self._waited = True
+            if n == self._step_start:
+                for uid in now.keys() - self._waiting:  # parked at Permit: its try is over
+                    self._tried_once(uid, (now[uid], WAITING))
+            self._waiting = set(now)
+        if busy and not self._retried:
+            return False
+        self._retried = False
+        queued = self._queued()
+        if queued is None:
+            return False
+        cluster = self.cluster
+        # every pod left to retry was tried against the cluster as it is now
+        unchanged = all(self._tried_at[uid] == cluster.changes for uid in queued)
+        sig = (cluster.bound_count, tuple(cluster.own_writes),
+               frozenset((wp.pod.uid, wp.node) for wp in waiting),
+               frozenset(self._tried.items()))
+        idle = (unchanged and not self._waited) or sig in self._seen
+        self._seen.add(sig)
+        self._new_round(n, forget=False)
+        return idle
+
+    def _tried_once(self, uid: str, outcome: Outcome) -> None:
+        if uid in self._tried:
+            self._retried = True
+        self._tried[uid] = outcome
+        self._tried_at[uid] = self._step_total
+
+    def _queued(self) -> list[str] | None:
+        """The pods queued to be retried, when each has been tried in this round (the
+        round is complete), else None."""
+        tried = self._tried
+        queue = self.scheduler.queue
+        uids = [q.pod.uid for q in (*queue.active_pods(), *queue.backoff_pods())]
+        if all(u in tried for u in uids) and \
+                all(wp.pod.uid in tried for wp in self.scheduler.waiting):
+            return uids
+        return None
+
+    def _new_round(self, n: int, *, forget: bool) -> None:
+        self._start = n
+        self.cluster.own_writes.clear()
+        self._tried = {}
+        self._tried_at = {}
+        self._waited = bool(len(self.scheduler.waiting))
+        if forget:  # a change: the rounds before it say nothing of the cluster now
+            self._seen.clear()
+
+
+@dataclass(slots=True)
+class Step:
+    busy: bool  # the scheduler had something to do
+    idle: bool  # a round has just completed idle
+
+
+class RunLoop:
+    """Drives ``scheduler`` on ``clock`` with ``cluster``'s ``timeline``."""
+
+    def __init__(self, cluster: Cluster, scheduler: Scheduler, clock: VirtualClock,
+                 timeline: Timeline) -> None:
+        self.cluster = cluster
+        self.scheduler = scheduler
+        self.clock = clock
+        self.timeline = timeline
+        self.rounds = Rounds(scheduler, cluster)
+        self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
+        self.series: Ticked | None = None
+
+    def deliver_due(self) -> None:
+        now = self.clock.now()
+        timeline, deliver = self.timeline, self.cluster.deliver
+        while (event := timeline.pop_due(now)) is not None:
+            deliver(event)
+
+    def step(self) -> Step:
+        """What is due delivered, then one scheduling step."""
+        self.deliver_due()
+        self.rounds.step_started()
+        cluster = self.cluster
+        cluster.in_step = True
+        try:
+            busy = self.scheduler.schedule_one()
+        finally:
+            cluster.in_step = False
+        cluster.raise_violation()
+        return Step(busy, self.rounds.step_done(busy))
+
+    def over(self, step: Step) -> bool:
+        """The end rule's verdict: an idle round and nothing on the timeline."""
+        return step.idle and not self.timeline
+
+    def run(self, progress: Callable[[int, int], None] | None = None, *,
+            until: float | None = None) -> None:
+        """Until the run is over, or (``until``) the next wake-up is past that virtual time.
+        ``progress(bindings so far, events at the start)`` is called as bindings are made."""
+        total = len(self.timeline)
+        queue = self.scheduler.queue
+        series = self.series
+        bound = 0
+        while True:
+            step = self.step()
+            if series is not None:
+                series.tick()
+            if self.over(step):
+                break
+            if step.busy and not step.idle:
+                if progress is not None:
+                    n = self.cluster.bound_count
+                    if n != bound:
+                        bound = n
+                        progress(n, total)
+                continue
+            t_next = self.next_wakeup()
+            if t_next is None:
+                break
+            if until is not None and t_next > until:
+                self.clock.advance_to(max(until, self.clock.now()))
+                break
+            if series is not None and t_next > self.clock.now():
+                series.tick()  # the state just before the clock moves on
+            self.clock.advance_to(t_next)
+            queue.flush_backoff_completed()
+            queue.flush_unschedulable_pods_leftover()
+
+    def next_wakeup(self) -> float | None:
+        """When something can next happen: a timed event, a backoff expiring, a Permit
+        deadline. Pods left unschedulable are retried (after 5 minutes) only while other
+        events are still due."""
+        now = self.clock.now()
+        sched = self.scheduler
+        head = self.timeline.next_time()
+        candidates = [] if head is None else [head]
+        expiry = sched.queue.next_backoff_expiry()
+        if expiry is not None:
+            candidates.append(max(expiry, now))
+        deadline = sched.next_waiting_deadline()
+        if deadline is not None:
+            candidates.append(max(deadline, now))
+        if not candidates:
+            return None
+        t = min(candidates)
+        if head is not None:
+            leftover = sched.queue.next_unschedulable_timeout()
+            if leftover is not None and leftover < t:
+                t = max(leftover, now)
+        if t <= now and (head is None or head > now):
+            # a backoff that is already over: move on a tick so flushes see it expired
+            t = now + 1.0
+        return t
