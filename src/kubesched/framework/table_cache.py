@@ -15,6 +15,8 @@ function that builds the value; it never keys anything on the table itself.
   matching-pod counts). A row's value is valid while the row's ``row_version`` is unchanged
   (``NodeTable`` moves it on every change of the row's node or pods) and the table is the same
   one with the same resource rows; only the stale rows are computed again.
+- ``NodeStamp``: for a value kept within one cycle (in its CycleState), which table it was
+  made for.
 - ``RowState``: one object of per-row state of the plugin's own shape (lists, several
   arrays), brought up to date for the rows that changed; ``RowVersions``, the bookkeeping
   under both, for state that is filled lazily (which rows moved since they were computed).
@@ -66,6 +68,20 @@ class NodeValue(Generic[V]):
             self._table_id = table.table_id
             self._node_version = table.node_version
         return self._value  # type: ignore[return-value]
+
+
+class NodeStamp:
+    """Which table (this very object: a real table and an adjusted one are told apart) and
+    which version of its nodes a value of one cycle was made for."""
+
+    __slots__ = ("node_version", "table")
+
+    def __init__(self, table: NodeTable) -> None:
+        self.table = table
+        self.node_version = table.node_version
+
+    def matches(self, table: NodeTable) -> bool:
+        return self.table is table and self.node_version == table.node_version
 
 
 class NodeMemo(Generic[V]):
@@ -220,13 +236,13 @@ class RowState(Generic[S]):
             versions.mark_all(table)
             self._table_id = table.table_id
             return state
-        state = self._state
-        assert state is not None
+        kept = self._state
+        assert kept is not None
         stale = versions.stale_rows(table)
         if stale:
-            refresh(state, stale)
+            refresh(kept, stale)
             versions.mark_all(table)
-        return state
+        return kept
 
 
 class _RowEntry:
