@@ -52,21 +52,26 @@ V = TypeVar("V")
 class NodeValue(Generic[V]):
     """One value derived from a table's Node objects, rebuilt when they change."""
 
-    __slots__ = ("_node_version", "_table_id", "_value")
+    __slots__ = ("_deps", "_node_version", "_table_id", "_value")
 
     def __init__(self) -> None:
         self._table_id = -1
         self._node_version = -1
+        self._deps: tuple[object, ...] = ()
         self._value: V | None = None
 
-    def get(self, table: NodeTable, build: Callable[[NodeTable], V]) -> V:
+    def get(self, table: NodeTable, build: Callable[[NodeTable], V],
+            deps: tuple[object, ...] = ()) -> V:
         """The value for ``table``, built by ``build(table)`` (the real table for an adjusted
-        one) when the table or its nodes changed since the last call."""
+        one) when the table, its nodes or ``deps`` (what else the value depends on, compared
+        with ``==``, identity first; held until the next build) changed since the last call."""
         # an AdjustedTable forwards table_id and node_version to its real table
-        if self._table_id != table.table_id or self._node_version != table.node_version:
+        if (self._table_id != table.table_id or self._node_version != table.node_version
+                or self._deps != deps):
             self._value = build(table.base)
             self._table_id = table.table_id
             self._node_version = table.node_version
+            self._deps = deps
         return self._value  # type: ignore[return-value]
 
 

@@ -27,7 +27,8 @@ from kubesched.api.dra.types import (
 DeviceID = tuple[str, str, str]  # driver, pool, device
 
 _KINDS = ("ResourceClaim", "DeviceClass", "ResourceSlice", "DeviceTaintRule")
-_IndexKey = tuple[tuple[int, int], ...]
+# per kind: its list (None: absent; held, so compared by identity) and the list's length
+_IndexKey = tuple[tuple[object, int], ...]
 
 
 def allocated_devices(claim: ResourceClaim) -> Iterable[DeviceID]:
@@ -347,28 +348,39 @@ def _pod_uids(claim: ResourceClaim) -> set[str]:
     return out
 
 
-_INDEXES: dict[int, DraIndex] = {}  # id(objects) -> its index
+# The indexes of the last objects dicts asked about, most recent first (tests build many
+# clusters; a scheduler asks about its own). Each holds its dict, so identity is safe.
+_RECENT: list[DraIndex] = []
+_RECENT_MAX = 16
 
 
 def _key(objects: Mapping[str, list[Any]]) -> _IndexKey:
-    out = []
+    out: list[tuple[object, int]] = []
     for kind in _KINDS:
         lst = objects.get(kind)
-        out.append((id(lst), len(lst) if lst is not None else -1))
+        out.append((lst, len(lst) if lst is not None else -1))
     return tuple(out)
+
+
+def _same(a: _IndexKey, b: _IndexKey) -> bool:
+    return all(x[0] is y[0] and x[1] == y[1] for x, y in zip(a, b, strict=True))
 
 
 def dra_index(objects: Mapping[str, list[Any]] | None) -> DraIndex:
     if objects is None:
         objects = {}
     key = _key(objects)
-    idx = _INDEXES.get(id(objects))
-    if idx is not None and idx.objects is objects and idx.key == key:
-        return idx
+    for i, idx in enumerate(_RECENT):
+        if idx.objects is objects:
+            if _same(idx.key, key):
+                if i:
+                    _RECENT.insert(0, _RECENT.pop(i))
+                return idx
+            del _RECENT[i]
+            break
     idx = DraIndex(objects, key)
-    if len(_INDEXES) > 16:  # tests build many clusters; keep the live ones
-        _INDEXES.clear()
-    _INDEXES[id(objects)] = idx
+    _RECENT.insert(0, idx)
+    del _RECENT[_RECENT_MAX:]
     return idx
 
 
