@@ -46,6 +46,9 @@ class NodeTable:
         self.row_version = np.zeros(n, dtype=np.int64)
         # the last row version given out: no row changed while it is unchanged
         self.rows_version = 0
+        # rows_changed_since's answers at rows_version _changed_at
+        self._changed: dict[int, list[int]] = {}
+        self._changed_at = 0
         self.allowed_pods = np.zeros(n, dtype=np.int64)
         self.unschedulable = np.zeros(n, dtype=bool)
         # Nodes share few distinct taint lists: plugins evaluate each list once.
@@ -135,6 +138,18 @@ class NodeTable:
         self.pod_generation[i] = ni.generation
         self.rows_version += 1
         self.row_version[i] = self.rows_version
+
+    def rows_changed_since(self, version: int) -> list[int]:
+        """The rows refreshed after row version ``version`` (do not modify). Every value kept
+        across cycles asks with the version it was brought up to date at, mostly the same
+        one: the answer is kept until the next refresh."""
+        if self._changed_at != self.rows_version:
+            self._changed = {}
+            self._changed_at = self.rows_version
+        rows = self._changed.get(version)
+        if rows is None:
+            rows = self._changed[version] = np.flatnonzero(self.row_version > version).tolist()
+        return rows
 
     # ------------------------------------------------------------------ labels
 

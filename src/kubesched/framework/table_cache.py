@@ -191,11 +191,11 @@ class RowVersions:
         return out
 
     def stale_rows(self, table: NodeTable) -> list[int]:
-        """Every row whose value must be computed again."""
+        """Every row whose value must be computed again, for values kept for every row
+        (``mark_all``; after a ``forget``, every row). Do not modify."""
         if self.synced == table.rows_version:
             return []
-        out: list[int] = np.flatnonzero(table.row_version != self.seen).tolist()
-        return out
+        return table.rows_changed_since(self.synced)
 
     def mark(self, table: NodeTable, rows: np.ndarray | list[int]) -> None:
         """``rows`` were computed at the table's current versions."""
