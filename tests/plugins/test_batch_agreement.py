@@ -278,7 +278,7 @@ def test_runtime_batch_and_per_node_agree(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(20))
 def test_row_score_cache_follows_changes(seed: int) -> None:
     """BalancedAllocation's and NodeResourcesFit's batch forms keep scores per row and pod
-    shape between cycles (RowScoreCache; a few stale rows scored by the per-node form): after
+    shape between cycles (a RowMemo; a few stale rows scored by the per-node form): after
     pods are added to and removed from nodes, and a node's allocatable changes, they still
     give the per-node form's scores."""
     from kubesched.cache.cache import Cache

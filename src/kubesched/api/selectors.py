@@ -18,14 +18,14 @@ Upstream spreads this over apimachinery ``labels`` (``Requirement``, ``Selector`
 Every compiled object matches one object (``matches(labels)`` / ``matches(node)``) and, in the
 batch form, the rows ``idx`` of a columnar store (``matches_columns`` / ``match_table``): a
 label column is an object array of each row's value for one key (``None`` where absent), as
-``NodeTable.label_column`` returns. Columns are factorized once (distinct values → codes) and a
-requirement is evaluated once per distinct value, so the per-row work is one numpy gather.
+``NodeTable.label_column`` returns. The table keeps its columns factorized (distinct values →
+codes, ``NodeTable.label_factors``) and a requirement is evaluated once per distinct value, so
+the per-row work is one numpy gather.
 """
 
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,7 +45,8 @@ from kubesched.api.validation import (
     qualified_name_errors,
 )
 
-LabelColumn = Callable[[str], np.ndarray]
+# a label key -> its column, factorized (``NodeTable.label_factors``) or not
+LabelColumn = Callable[[str], "FactorizedColumn | np.ndarray"]
 
 
 class NodeTable(Protocol):
@@ -55,6 +56,8 @@ class NodeTable(Protocol):
     index: dict[str, int]  # node name -> row
 
     def label_column(self, key: str) -> np.ndarray: ...
+
+    def label_factors(self, key: str) -> FactorizedColumn: ...
 
 OBJECT_NAME_FIELD = "metadata.name"  # metav1.ObjectNameField
 
@@ -148,9 +151,13 @@ class Requirement:
     def matches(self, labels: Mapping[str, str]) -> bool:
         return self.matches_value(labels.get(self.key))
 
-    def matches_column(self, column: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
+    def matches_column(self, column: FactorizedColumn | np.ndarray,
+                       idx: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask over ``column[idx]`` (all rows when ``idx`` is None)."""
-        codes, lut = _column_lut(column, self)
+        if not isinstance(column, FactorizedColumn):
+            column = FactorizedColumn(column)
+        codes = column.codes
+        lut = column.lut(self)
         mask: np.ndarray = lut[codes] if idx is None else lut[codes[idx]]
         return mask
 
@@ -314,7 +321,7 @@ class CompiledTerm:
         n = len(idx)
         if self.errors:
             return np.zeros(n, dtype=bool)
-        out = (self.labels.matches_columns(table.label_column, idx) if self.labels is not None
+        out = (self.labels.matches_columns(table.label_factors, idx) if self.labels is not None
                else np.ones(n, dtype=bool))
         if self.fields is not None and out.any():
             out &= _fields_mask(self.fields, table, idx)
@@ -507,7 +514,7 @@ class RequiredNodeAffinity:
         return self.match(node)[0]
 
     def match_table(self, table: NodeTable, idx: np.ndarray) -> np.ndarray:
-        out = (self.label_selector.matches_columns(table.label_column, idx)
+        out = (self.label_selector.matches_columns(table.label_factors, idx)
                if self.label_selector is not None else np.ones(len(idx), dtype=bool))
         if self.node_selector is not None and out.any():
             out[out] = self.node_selector.match_table(table, idx[out])
@@ -539,49 +546,52 @@ def pod_matches_node_selector_and_affinity(pod: Pod, node: Node | None) -> bool:
 
 # ---------------------------------------------------------------- column factorization
 
-# id(column) -> (weakref to the column, codes, distinct values, per-requirement lookup tables)
-_FactorEntry = tuple[weakref.ref[np.ndarray], np.ndarray, list[str],
-                     dict[Requirement, np.ndarray]]
-_FACTORS: dict[int, _FactorEntry] = {}
+
+class LabelValues(list[str]):
+    """The distinct values of a factorized column in code order, with ``code``: value ->
+    code (the inverse)."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: dict[str, int]) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class FactorizedColumn:
+    """An object column factorized: ``codes[i]`` indexes ``values``, -1 where the value is
+    None; ``luts`` keeps each requirement's verdict per distinct value. Whoever owns the
+    column keeps this beside it (``NodeTable.label_factors``), for as long as the column."""
+
+    __slots__ = ("codes", "luts", "values")
+
+    def __init__(self, column: np.ndarray) -> None:
+        index: dict[str, int] = {}
+        setdefault = index.setdefault
+        self.codes = np.fromiter((-1 if v is None else setdefault(v, len(index))
+                                  for v in column), dtype=np.int32, count=len(column))
+        self.values = LabelValues(index)
+        self.luts: dict[Requirement, np.ndarray] = {}
+
+    def lut(self, req: Requirement) -> np.ndarray:
+        """``lut[codes]`` is the requirement's verdict per row; the last entry of ``lut`` is
+        the verdict for an absent label (code -1)."""
+        luts = self.luts
+        lut = luts.get(req)
+        if lut is None:
+            lut = np.fromiter((req.matches_value(v) for v in (*self.values, None)), dtype=bool,
+                              count=len(self.values) + 1)
+            if len(luts) >= _MAX_LUTS:
+                luts.clear()
+            luts[req] = lut
+        return lut
+
+
 _MAX_LUTS = 512
 
 
-def factorize_column(column: np.ndarray) -> tuple[np.ndarray, list[str]]:
+def factorize_column(column: np.ndarray) -> tuple[np.ndarray, LabelValues]:
     """(codes, distinct values) of an object column: ``codes[i]`` indexes the distinct values,
-    -1 where the value is None. Cached while the column object lives."""
-    entry = _factor_entry(column)
-    return entry[1], entry[2]
-
-
-def _factor_entry(column: np.ndarray) -> _FactorEntry:
-    key = id(column)
-    entry = _FACTORS.get(key)
-    if entry is not None and entry[0]() is column:
-        return entry
-    index: dict[str, int] = {}
-    setdefault = index.setdefault
-    codes = np.fromiter((-1 if v is None else setdefault(v, len(index)) for v in column),
-                        dtype=np.int32, count=len(column))
-
-    def _drop(ref: weakref.ref[np.ndarray], key: int = key) -> None:
-        cur = _FACTORS.get(key)
-        if cur is not None and cur[0] is ref:
-            del _FACTORS[key]
-
-    entry = (weakref.ref(column, _drop), codes, list(index), {})
-    _FACTORS[key] = entry
-    return entry
-
-
-def _column_lut(column: np.ndarray, req: Requirement) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, lut): ``lut[codes]`` is the requirement's verdict per row; the last entry of
-    ``lut`` is the verdict for an absent label (code -1)."""
-    _ref, codes, values, luts = _factor_entry(column)
-    lut = luts.get(req)
-    if lut is None:
-        lut = np.fromiter((req.matches_value(v) for v in (*values, None)), dtype=bool,
-                          count=len(values) + 1)
-        if len(luts) >= _MAX_LUTS:
-            luts.clear()
-        luts[req] = lut
-    return codes, lut
+    -1 where the value is None (not kept: ``NodeTable.label_factors`` keeps a table's)."""
+    f = FactorizedColumn(column)
+    return f.codes, f.values

@@ -36,6 +36,11 @@ class AdjustedTable:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
 
+    @property
+    def base(self) -> NodeTable:
+        """The real table: ``framework.table_cache`` serves this one node values only."""
+        return self._table
+
     def resource_row(self, name: str) -> int:
         row = self._table.resource_row(name)
         if row >= len(self.requested):

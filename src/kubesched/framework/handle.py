@@ -50,6 +50,9 @@ class Handle:
     pod_lister: Callable[[], Iterable[Pod]] | None = None
     # Moves pods to the active queue (upstream's PodActivator; the Scheduler fills it in)
     activator: Callable[[Iterable[Pod]], None] | None = None
+    # What the plugins of one scheduler share beyond the above, under a key their module
+    # owns (research's GPU ledger): it lives as long as the scheduler does.
+    shared: dict[str, Any] = field(default_factory=dict)
 
     @property
     def kubernetes_version(self) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kubesched.api.selectors import FactorizedColumn
 from kubesched.api.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Taint
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.request_vectors import RequestVectors
@@ -22,7 +23,8 @@ _table_ids = itertools.count(1)
 
 class NodeTable:
     def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
-        # (table_id, node_version) identifies the node-side contents of a table.
+        # (table_id, node_version) identifies the node-side contents of a table; table_id is
+        # from a process-wide counter, so no other table ever has it.
         self.names: list[str] = [ni.name for ni in node_infos]
         self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
         n = len(self.names)
@@ -37,11 +39,16 @@ class NodeTable:
         # The NodeInfo generation each row's pod columns were last refreshed at: rows with
         # pod_generation > g are the nodes whose pods changed since generation g.
         self.pod_generation = np.zeros(n, dtype=np.int64)
-        # Bumped from a table-wide counter on every refresh of a row's pod columns, whatever
-        # the NodeInfo's generation (a NodeInfo changed outside a Cache keeps its own):
-        # caches of per-row values derived from those columns are valid while it is unchanged.
+        # Bumped from a table-wide counter (rows_version) on every refresh of a row's node or
+        # pod columns, whatever the NodeInfo's generation (a NodeInfo changed outside a Cache
+        # keeps its own): per-row values derived from the row are valid while it is unchanged
+        # (framework.table_cache).
         self.row_version = np.zeros(n, dtype=np.int64)
-        self._row_versions = itertools.count(1)
+        # the last row version given out: no row changed while it is unchanged
+        self.rows_version = 0
+        # rows_changed_since's answers at rows_version _changed_at
+        self._changed: dict[int, list[int]] = {}
+        self._changed_at = 0
         self.allowed_pods = np.zeros(n, dtype=np.int64)
         self.unschedulable = np.zeros(n, dtype=bool)
         # Nodes share few distinct taint lists: plugins evaluate each list once.
@@ -49,6 +56,7 @@ class NodeTable:
         self.taint_sets: list[tuple[Taint, ...]] = []
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {}
         self._label_columns: dict[str, np.ndarray] = {}
+        self._label_factors: dict[str, FactorizedColumn] = {}
         self.request_vectors = RequestVectors(self)
         # Bumped whenever a node's own columns change: caches of per-node data derived from
         # Node objects (labels, images) are valid while (table, node_version) is unchanged.
@@ -65,6 +73,12 @@ class NodeTable:
         for i, ni in enumerate(node_infos):
             self.refresh_node(i, ni)
             self.refresh_pods(i, ni)
+
+    @property
+    def base(self) -> NodeTable:
+        """The table whose rows these are: itself (an ``AdjustedTable``'s is the real one, whose
+        version counters it shares; ``framework.table_cache`` tells the two apart by this)."""
+        return self
 
     # ------------------------------------------------------------------ resources
 
@@ -104,7 +118,11 @@ class NodeTable:
             self.taint_sets.append(taints)
         self.taint_group[i] = gid
         self._label_columns.clear()
+        self._label_factors.clear()
         self.node_version += 1
+        # values derived from a row may read its node too (framework.table_cache.RowMemo)
+        self.rows_version += 1
+        self.row_version[i] = self.rows_version
 
     def refresh_pods(self, i: int, ni: NodeInfo) -> None:
         """Columns that change as pods are added to or removed from a node."""
@@ -118,7 +136,20 @@ class NodeTable:
         self.non_zero_memory[i] = ni.non_zero_memory
         self.pod_count[i] = len(ni.pods)
         self.pod_generation[i] = ni.generation
-        self.row_version[i] = next(self._row_versions)
+        self.rows_version += 1
+        self.row_version[i] = self.rows_version
+
+    def rows_changed_since(self, version: int) -> list[int]:
+        """The rows refreshed after row version ``version`` (do not modify). Every value kept
+        across cycles asks with the version it was brought up to date at, mostly the same
+        one: the answer is kept until the next refresh."""
+        if self._changed_at != self.rows_version:
+            self._changed = {}
+            self._changed_at = self.rows_version
+        rows = self._changed.get(version)
+        if rows is None:
+            rows = self._changed[version] = np.flatnonzero(self.row_version > version).tolist()
+        return rows
 
     # ------------------------------------------------------------------ labels
 
@@ -130,6 +161,13 @@ class NodeTable:
                             for ni in self._node_infos], dtype=object)
             self._label_columns[key] = col
         return col
+
+    def label_factors(self, key: str) -> FactorizedColumn:
+        """``label_column(key)`` factorized (distinct values -> codes), kept with the column."""
+        f = self._label_factors.get(key)
+        if f is None:
+            f = self._label_factors[key] = FactorizedColumn(self.label_column(key))
+        return f
 
     def has_label(self, key: str) -> np.ndarray:
         present: np.ndarray = np.not_equal(self.label_column(key), _NONE)

@@ -27,6 +27,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import MAX_NODE_SCORE, ScorePlugin
 from kubesched.framework.node_info import ImageStateSummary, NodeInfo
 from kubesched.framework.signers import SignFragments
+from kubesched.framework.table_cache import NodeValue
 from kubesched.releases import at_least
 
 if TYPE_CHECKING:
@@ -98,13 +99,12 @@ _image_states = operator.attrgetter("image_states")
 
 class ImageIndex:
     """Which node rows hold which image: for each image name, the rows grouped by their
-    (shared, live) ImageStateSummary. Valid for one node table while its ``node_version``
-    is unchanged (images change only with the Node objects)."""
+    (shared, live) ImageStateSummary. Kept as a ``NodeValue`` (images change only with the
+    Node objects)."""
 
-    __slots__ = ("groups", "key")
+    __slots__ = ("groups",)
 
-    def __init__(self, infos: list[NodeInfo], key: tuple[int, int]) -> None:
-        self.key = key
+    def __init__(self, infos: list[NodeInfo]) -> None:
         groups: dict[str, dict[int, tuple[ImageStateSummary, list[int]]]] = {}
         for row, states in enumerate(map(_image_states, infos)):
             for name, summary in states.items():
@@ -136,7 +136,7 @@ class ImageLocality(ScorePlugin):
 
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        self._index: ImageIndex | None = None
+        self._index: NodeValue[ImageIndex] = NodeValue()
         version = handle.kubernetes_version
         self.sum_volumes = at_least(version, "1.36")  # kubernetes#130231
         self.count_volumes = at_least(version, "1.37")  # kubernetes#138951
@@ -165,9 +165,6 @@ class ImageLocality(ScorePlugin):
                     idx: np.ndarray) -> np.ndarray:
         images, count = self._images(pod)
         infos = snapshot.node_infos
-        key = (snapshot.table.table_id, snapshot.table.node_version)
-        index = self._index
-        if index is None or index.key != key:
-            index = self._index = ImageIndex(infos, key)
+        index = self._index.get(snapshot.table, lambda _: ImageIndex(infos))
         sums = index.sums(images, snapshot.num_nodes, len(infos))
         return calculate_priority_np(sums[idx], count)

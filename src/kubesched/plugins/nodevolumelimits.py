@@ -47,6 +47,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable, unschedulable
+from kubesched.framework.table_cache import IdentityMemo
 from kubesched.plugins.volumebinding.csi_translation import (
     TranslationError,
     csi_name_from_in_tree,
@@ -146,7 +147,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         # scheduled pods' volumes: uid -> (pod, id(CSINode) or _ANY, the storage lookups they
         # were counted from, volumes, the CSINode kept alive for its id)
         self._existing: dict[str, tuple] = {}
-        self._limits: dict[int, tuple[CSINode, dict[str, int]]] = {}
+        self._limits: IdentityMemo[dict[str, int]] = IdentityMemo(65536)
         self._vol_pods: dict[str, tuple] = {}
 
     def _index(self) -> StorageIndex:
@@ -244,13 +245,10 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     def _node_limits(self, csi_node: CSINode | None) -> dict[str, int]:
         if csi_node is None:
             return {}
-        hit = self._limits.get(id(csi_node))
-        if hit is None or hit[0] is not csi_node:
-            hit = (csi_node, volume_limits(csi_node))
-            if len(self._limits) > 65536:
-                self._limits.clear()
-            self._limits[id(csi_node)] = hit
-        return hit[1]
+        hit = self._limits.get(csi_node)
+        if hit is None:
+            hit = self._limits.put(csi_node, volume_limits(csi_node))
+        return hit
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.spec.volumes:

@@ -42,6 +42,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable, unschedulable
+from kubesched.framework.table_cache import RowState
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -149,6 +150,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
 
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
+        self._used: RowState[UsedClaims] = RowState()
 
     # ------------------------------------------------------------------ queueing
 
@@ -211,7 +213,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
             return None, unresolvable(f'persistentvolumeclaim "{e.args[0]}" not found')
         count = 0
         if pvcs:
-            used = used_pvc_set(snapshot)
+            used = used_pvc_set(snapshot, self._used)
             count = sum(1 for name in pvcs if f"{pod.namespace}/{name}" in used)
         if not needs_check and count == 0:
             return None, skip()
@@ -275,24 +277,41 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
 # ---------------------------------------------------------------- used claims
 
 
-_USED: dict[int, tuple[Any, int, frozenset[str]]] = {}
-
-
-def used_pvc_set(snapshot: Snapshot) -> frozenset[str]:
+class UsedClaims:
     """``StorageInfos().IsPVCUsedByPods``: ``ns/claim`` of every claim a pod on a node of the
-    snapshot (assumed pods included) mounts; cached per snapshot generation."""
-    key = id(snapshot)
-    hit = _USED.get(key)
-    if hit is not None and hit[0] is snapshot and hit[1] == snapshot.generation:
-        return hit[2]
-    used = set()
-    for ni in snapshot.node_infos:
-        for p in ni.pods:
-            for v in p.spec.volumes:
-                if v.pvc_claim_name is not None:
-                    used.add(f"{p.namespace}/{v.pvc_claim_name}")
-    out = frozenset(used)
-    if len(_USED) > 16:
-        _USED.clear()
-    _USED[key] = (snapshot, snapshot.generation, out)
-    return out
+    snapshot (assumed pods included) mounts, per table row and over all rows (``all``)."""
+
+    __slots__ = ("_all", "rows")
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.rows = [_claims_of(ni) for ni in snapshot.node_infos]
+        self._all: frozenset[str] | None = None
+
+    def refresh(self, snapshot: Snapshot, changed: list[int]) -> None:
+        infos = snapshot.node_infos
+        for r in changed:
+            self.rows[r] = _claims_of(infos[r])
+        self._all = None
+
+    def all(self) -> frozenset[str]:
+        if self._all is None:
+            self._all = frozenset().union(*self.rows)
+        return self._all
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _claims_of(ni: NodeInfo) -> frozenset[str]:
+    used = {f"{p.namespace}/{v.pvc_claim_name}" for p in ni.pods for v in p.spec.volumes
+            if v.pvc_claim_name is not None}
+    return frozenset(used) if used else _NONE
+
+
+def used_pvc_set(snapshot: Snapshot, kept: RowState[UsedClaims] | None = None
+                 ) -> frozenset[str]:
+    """``UsedClaims(snapshot).all()``, brought up to date in ``kept`` across cycles."""
+    if kept is None:
+        return UsedClaims(snapshot).all()
+    return kept.get(snapshot.table, lambda _: UsedClaims(snapshot),
+                    lambda u, changed: u.refresh(snapshot, changed)).all()

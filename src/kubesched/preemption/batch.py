@@ -36,6 +36,7 @@ from kubesched.framework.interface import READS_RESOURCES, FilterBatch
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.status import Code, Status
+from kubesched.framework.table_cache import NodeMemo, RowVersions
 from kubesched.framework.types import AtRows, NodeToStatus
 from kubesched.preemption.gosort import sort_slice
 
@@ -57,11 +58,11 @@ class NodeVictims:
 
 class _VictimColumns:
     """For one preemptor priority, per table row: the node's ``NodeVictims``, their count
-    and summed requests as columns, and the pod generation they were made at."""
+    and summed requests as columns, and the row versions they were made at."""
 
     def __init__(self, table: NodeTable) -> None:
         n = table.size
-        self.generation = np.full(n, -1, dtype=np.int64)
+        self.versions = RowVersions(table)
         self.count = np.zeros(n, dtype=np.int64)
         self.total = np.zeros((len(table.resources), n), dtype=np.int64)
         self.entries: list[NodeVictims | None] = [None] * n
@@ -69,40 +70,35 @@ class _VictimColumns:
 
 class VictimCache:
     """Each node's potential victims per preemptor priority, kept while the node's pods are
-    unchanged (``NodeTable.pod_generation``): between two preemptions few nodes change, so
-    a dry run recomputes few and reads the rest as columns."""
+    unchanged (``framework.table_cache.RowVersions``): between two preemptions few nodes
+    change, so a dry run recomputes few and reads the rest as columns."""
 
     def __init__(self, more_important: MoreImportantPod) -> None:
         self.more_important = more_important
-        self._table: NodeTable | None = None
-        self._columns: dict[int, _VictimColumns] = {}
+        self._columns: NodeMemo[_VictimColumns] = NodeMemo()  # by preemptor priority
         # share of checked nodes that passed in the last dry run: sizes the first chunk
         self.pass_rate = 1.0
 
     def lookup(self, table: NodeTable, infos: Sequence[NodeInfo], rows: np.ndarray,
                priority: int) -> tuple[np.ndarray, np.ndarray]:
         """The potential victims' counts ([rows]) and summed requests ([resources, rows])."""
-        if table is not self._table:  # nodes came or went: other rows
-            self._table = table
-            self._columns.clear()
-        cols = self._columns.get(priority)
-        if cols is None:
-            cols = self._columns[priority] = _VictimColumns(table)
-        gen = table.pod_generation
+        cols = self._columns.get(table, priority, _VictimColumns)
         width = len(table.resources)
         if cols.total.shape[0] < width:
             cols.total = _widen(cols.total.T, width).T
-        for r in rows[cols.generation[rows] != gen[rows]].tolist():
+        stale = cols.versions.stale(table, rows)
+        for r in stale.tolist():
             entry = self._victims(table, infos[r], priority)
             cols.entries[r] = entry
             cols.count[r] = len(entry.pods)
             cols.total[:, r] = _widen(entry.total, width)
-            cols.generation[r] = gen[r]
+        cols.versions.mark(table, stale)
         return cols.count[rows], cols.total[:, rows]
 
-    def entry(self, row: int, priority: int) -> NodeVictims:
+    def entry(self, table: NodeTable, row: int, priority: int) -> NodeVictims:
         """The victims of ``row`` (after a ``lookup`` that covered it)."""
-        got = self._columns[priority].entries[row]
+        cols: _VictimColumns = self._columns.data(table)[priority]
+        got = cols.entries[row]
         assert got is not None
         return got
 
@@ -259,7 +255,7 @@ class BatchDryRun:
         fit = np.flatnonzero(ok)
         chunk.passing = at[fit].tolist()
         chunk.rows = rows[fit]
-        chunk.entries = [self.cache.entry(r, prio) for r in chunk.rows.tolist()]
+        chunk.entries = [self.cache.entry(table, r, prio) for r in chunk.rows.tolist()]
         chunk.cur_req = -removed[:, fit]
         chunk.cur_cnt = -counts[fit]
         chunk.nom_req = nom_req[:, fit]

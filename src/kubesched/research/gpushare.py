@@ -13,7 +13,6 @@ policy's own rule: FGD).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -39,6 +38,7 @@ from kubesched.framework import (
 )
 from kubesched.framework.events import Resource
 from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.table_cache import NodeValue, RowVersions
 
 MILLI = 1000
 GPU_MILLI = "alibabacloud.com/gpu-milli"
@@ -190,10 +190,10 @@ class GpuLedger:
     deleted frees its GPUs by leaving ``node_info.pods``, with no event to miss."""
 
     assigned: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
-    _cache: dict[str, tuple[int, int, NodeGpu]] = field(default_factory=dict)
+    _cache: dict[str, tuple[int, NodeInfo, NodeGpu]] = field(default_factory=dict)
     # Nodes whose devices changed at Reserve / Unreserve since the columns last looked.
     dirty: set[str] = field(default_factory=set)
-    _columns: GpuColumns | None = None
+    _columns: NodeValue[GpuColumns] = field(default_factory=NodeValue)
 
     def assign(self, uid: str, node: str, ids: tuple[int, ...]) -> None:
         self.assigned[uid] = (node, ids)
@@ -208,19 +208,15 @@ class GpuLedger:
         """The GPU state of the snapshot's nodes as arrays over its node table, rows
         ``idx`` brought up to date."""
         table = snapshot.table
-        cols = self._columns
-        if cols is None or cols.key != (table.table_id, table.node_version):
-            cols = self._columns = GpuColumns(snapshot)
+        cols = self._columns.get(table, lambda _: GpuColumns(snapshot))
         if self.dirty:
-            for name in self.dirty:
-                i = table.index.get(name)
-                if i is not None:
-                    cols.seen[i] = -1
+            rows = [i for i in map(table.index.get, self.dirty) if i is not None]
+            cols.versions.forget(rows)
             self.dirty.clear()
-        stale = idx[table.row_version[idx] != cols.seen[idx]]
+        stale = cols.versions.stale(table, idx)
         for i in stale.tolist():
             cols.refresh(i, self.node_state(snapshot.node_infos[i]), snapshot.node_infos[i])
-        cols.seen[stale] = table.row_version[stale]
+        cols.versions.mark(table, stale)
         return cols
 
     def node_state(self, node_info: NodeInfo, exclude: str = "") -> NodeGpu:
@@ -231,7 +227,7 @@ class GpuLedger:
         # ``generation`` moves on every pod added or removed
         hit = self._cache.get(name)
         if (not exclude and hit is not None and hit[0] == node_info.generation
-                and hit[1] == id(node_info)):
+                and hit[1] is node_info):
             return hit[2]
         alloc_cpu = int(node_info.allocatable.get("cpu", 0))
         cpu_left = alloc_cpu - int(node_info.requested.get("cpu", 0))
@@ -264,14 +260,14 @@ class GpuLedger:
                 cpu_left += pod_gpu(mine).cpu
             return NodeGpu(cpu_left, tuple(left), state.model, alloc_cpu)
         state = NodeGpu(cpu_left, tuple(left), state.model, alloc_cpu)
-        self._cache[name] = (node_info.generation, id(node_info), state)
+        self._cache[name] = (node_info.generation, node_info, state)
         return state
 
 
 class GpuColumns:
-    """Per-row GPU state of one node table (valid while its ``table_id`` and
-    ``node_version`` are): the static columns (GPU count, model) and, refreshed per row
-    when its ``row_version`` moves or a Reserve changed its devices, the free milli of each
+    """Per-row GPU state of one node table (a ``NodeValue``): the static columns (GPU count,
+    model) and, refreshed per row when it changed (``versions``) or a Reserve changed its
+    devices, the free milli of each
     GPU (``-1`` past a node's GPUs), free cpu, and an interned id of the node's state as the
     policies see it (free cpu, sorted free GPUs, model), by which scores are memoised."""
 
@@ -285,7 +281,7 @@ class GpuColumns:
     def __init__(self, snapshot: Snapshot) -> None:
         table = snapshot.table
         infos = snapshot.node_infos
-        self.key = (table.table_id, table.node_version)
+        self.versions = RowVersions(table)
         n = table.size
         self.ngpu = np.array([node_gpu_count(ni.node) for ni in infos], dtype=np.int64)
         self.model_names: list[str] = []
@@ -301,7 +297,6 @@ class GpuColumns:
         self.cpu_left = np.zeros(n, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int64)
         self.aff = np.zeros(n, dtype=np.int64)  # interned pods' GPU affinities
-        self.seen = np.full(n, -1, dtype=np.int64)
 
     def total_left(self, rows: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.clip(self.left[rows], 0, None).sum(axis=1)
@@ -349,20 +344,15 @@ class GpuColumns:
         return np.isin(self.model[rows], np.array(ok, dtype=np.int64))
 
 
-_LEDGERS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
-_LEDGER_OF: dict[int, GpuLedger] = {}
+_LEDGER_KEY = "research/GpuLedger"
 
 
 def ledger(handle: Handle) -> GpuLedger:
     """The ledger of ``handle``'s scheduler (one per Handle)."""
-    key = id(handle)
-    got = _LEDGER_OF.get(key)
-    if got is not None and _LEDGERS.get(key) is handle:
-        return got
-    led = GpuLedger()
-    _LEDGER_OF[key] = led
-    _LEDGERS[key] = handle
-    weakref.finalize(handle, _LEDGER_OF.pop, key, None)
+    got = handle.shared.get(_LEDGER_KEY)
+    if got is None:
+        got = handle.shared[_LEDGER_KEY] = GpuLedger()
+    led: GpuLedger = got
     return led
 
 

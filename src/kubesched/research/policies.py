@@ -27,7 +27,9 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
+from kubesched.framework.node_table import NodeTable
 from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.table_cache import NodeValue
 from kubesched.research.gpushare import (
     MAX_SPEC_CPU,
     MAX_SPEC_GPU,
@@ -501,6 +503,11 @@ def node_place(label: str | None) -> int:
 class _NodeOrder(ScorePlugin):
     digit = 0  # 0: coarse, 1: fine
 
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None
+                 ) -> None:
+        super().__init__(args, handle)
+        self._column: NodeValue[np.ndarray] = NodeValue()
+
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         node = node_info.node
         return order_digits(node_place(node.labels.get(ORDER_LABEL) if node else None)
@@ -508,15 +515,12 @@ class _NodeOrder(ScorePlugin):
 
     def score_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                     idx: np.ndarray) -> np.ndarray:
-        table = snapshot.table
-        key = (table.table_id, table.node_version)
-        cached: tuple[tuple[int, int], np.ndarray] | None = getattr(self, "_column", None)
-        if cached is None or cached[0] != key:
-            col = np.array([order_digits(node_place(v))[self.digit]
-                            for v in table.label_column(ORDER_LABEL)], dtype=np.int64)
-            cached = self._column = (key, col)
-        out: np.ndarray = cached[1][idx]
+        out: np.ndarray = self._column.get(snapshot.table, self._digits)[idx]
         return out
+
+    def _digits(self, table: NodeTable) -> np.ndarray:
+        return np.array([order_digits(node_place(v))[self.digit]
+                         for v in table.label_column(ORDER_LABEL)], dtype=np.int64)
 
 
 class NodeOrder(_NodeOrder):

@@ -27,7 +27,8 @@ from kubesched.api.dra.types import (
 DeviceID = tuple[str, str, str]  # driver, pool, device
 
 _KINDS = ("ResourceClaim", "DeviceClass", "ResourceSlice", "DeviceTaintRule")
-_IndexKey = tuple[tuple[int, int], ...]
+# per kind: the id of its list (held by the index: see ``_stamp``) and its length (-1: none)
+_IndexKey = tuple[int, ...]
 
 
 def allocated_devices(claim: ResourceClaim) -> Iterable[DeviceID]:
@@ -135,12 +136,13 @@ class DraIndex:
     (which updates the index in place); everything else is rebuilt on a new key."""
 
     __slots__ = ("_allocated", "_by_pod", "_cap_holders", "_capacity", "_exclusive", "_pos",
-                 "_shared", "_shift", "allocation_log", "claims", "classes", "key", "objects",
-                 "slices", "taint_rules")
+                 "_shared", "_shift", "allocation_log", "claims", "classes", "held", "key",
+                 "objects", "slices", "taint_rules")
 
     def __init__(self, objects: Mapping[str, list[Any]], key: _IndexKey) -> None:
         self.objects = objects
         self.key = key
+        self.held: tuple[list[Any] | None, ...] = ()
         self.claims: dict[str, ResourceClaim] = {
             c.key: c for c in objects.get("ResourceClaim", ()) if isinstance(c, ResourceClaim)}
         self.classes: dict[str, DeviceClass] = {
@@ -347,28 +349,48 @@ def _pod_uids(claim: ResourceClaim) -> set[str]:
     return out
 
 
-_INDEXES: dict[int, DraIndex] = {}  # id(objects) -> its index
+# The indexes of the last objects dicts asked about, most recent first (tests build many
+# clusters; a scheduler asks about its own). Each holds its dict, so identity is safe.
+_RECENT: list[DraIndex] = []
+_RECENT_MAX = 16
 
 
 def _key(objects: Mapping[str, list[Any]]) -> _IndexKey:
-    out = []
+    out: list[int] = []
     for kind in _KINDS:
         lst = objects.get(kind)
-        out.append((id(lst), len(lst) if lst is not None else -1))
+        out.append(id(lst))
+        out.append(len(lst) if lst is not None else -1)
     return tuple(out)
+
+
+def _stamp(idx: DraIndex, objects: Mapping[str, list[Any]]) -> None:
+    """``idx`` is up to date with ``objects``' lists as they are now: it holds them, so no
+    other list takes the ids its key names while it lives."""
+    idx.key = _key(objects)
+    idx.held = tuple(objects.get(kind) for kind in _KINDS)
 
 
 def dra_index(objects: Mapping[str, list[Any]] | None) -> DraIndex:
     if objects is None:
         objects = {}
     key = _key(objects)
-    idx = _INDEXES.get(id(objects))
-    if idx is not None and idx.objects is objects and idx.key == key:
-        return idx
+    if _RECENT:  # mostly the last one asked about
+        idx = _RECENT[0]
+        if idx.objects is objects and idx.key == key:
+            return idx
+    for i, idx in enumerate(_RECENT):
+        if idx.objects is objects:
+            if idx.key == key:
+                if i:
+                    _RECENT.insert(0, _RECENT.pop(i))
+                return idx
+            del _RECENT[i]
+            break
     idx = DraIndex(objects, key)
-    if len(_INDEXES) > 16:  # tests build many clusters; keep the live ones
-        _INDEXES.clear()
-    _INDEXES[id(objects)] = idx
+    _stamp(idx, objects)
+    _RECENT.insert(0, idx)
+    del _RECENT[_RECENT_MAX:]
     return idx
 
 
@@ -386,7 +408,7 @@ def replace_claim(objects: dict[str, list[Any]], new: ResourceClaim) -> Resource
         pos[new.key] = len(lst)
         lst.append(new)
     idx._stored(old, new)
-    idx.key = _key(objects)
+    _stamp(idx, objects)
     return old
 
 
@@ -406,7 +428,7 @@ def remove_claim(objects: dict[str, list[Any]], claim: ResourceClaim) -> Resourc
         if idx._shift > 256:
             idx._pos = None
     idx._stored(old, None)
-    idx.key = _key(objects)
+    _stamp(idx, objects)
     return old
 
 

@@ -36,6 +36,7 @@ from kubesched.api.dra.types import (
     ResourceSlice,
 )
 from kubesched.api.types import Node
+from kubesched.framework.table_cache import IdentityMemo, NodeValue
 from kubesched.plugins.dynamicresources.structured import (
     Allocator,
     DeviceID,
@@ -256,23 +257,19 @@ class AllocationMemo:
     MAX_SPECS = 4096
 
     def __init__(self) -> None:
-        self._valid: tuple[object, ...] | None = None
-        self._keep: tuple[object, ...] = ()  # holds what the validity key names by id
+        # per node table (its nodes) and what else the answers depend on: see ``shape``
+        self._answers: NodeValue[_Answers] = NodeValue()
         # the allocated state of the last call (a new one each cycle: PreFilter's; whoever
         # changes an allocator's state should make a new one, see ``shape``) and its sizes
         self._prev: AllocatedState | None = None
         self._prev_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)
-        self._device_rows: dict[DeviceID, list[int]] = {}
-        self._shapes: dict[tuple[str, ...], Shape] = {}
-        self._spec_keys: dict[int, tuple[object, str]] = {}  # id(spec) -> (spec, repr)
+        self._spec_keys: IdentityMemo[str] = IdentityMemo(self.MAX_SPECS)
 
     def _spec_key(self, spec: object) -> str:
-        found = self._spec_keys.get(id(spec))
+        found = self._spec_keys.get(spec)
         if found is None:
-            if len(self._spec_keys) >= self.MAX_SPECS:
-                self._spec_keys.clear()
-            found = self._spec_keys[id(spec)] = (spec, repr(spec))
-        return found[1]
+            found = self._spec_keys.put(spec, repr(spec))
+        return found
 
     def shape(self, allocator: IndexedAllocator, claims: list[ResourceClaim],
               table: NodeTable) -> Shape | None:
@@ -281,41 +278,49 @@ class AllocationMemo:
         index = allocator.index
         if not index.node_local:
             return None
-        classes = allocator.classes
-        rules = allocator.taint_rules
-        valid = (id(index), allocator.features, table.table_id,
-                 tuple((name, id(c)) for name, c in classes.items()), tuple(map(id, rules)))
+        deps = (index, allocator.features, tuple(allocator.classes.items()),
+                tuple(allocator.taint_rules))
+        answers = self._answers.get(table, lambda t: _Answers(t, index), deps)
         state = allocator.state
         prev = self._prev
-        if valid != self._valid:
-            self._valid = valid
-            self._keep = (index, tuple(classes.values()), tuple(rules))
-            self._shapes = {}
-            self._device_rows = {}
-            for row, name in enumerate(table.names):
-                for d in index.devices_of(name):
-                    self._device_rows.setdefault(d, []).append(row)
+        if answers.fresh:
+            answers.fresh = False
         elif prev is not None and _sizes(prev) != self._prev_sizes:
             # the last state was changed in place since: what the answers saw is unknown
-            for s in self._shapes.values():
+            for s in answers.shapes.values():
                 s.known[:] = False
         elif prev is not None and state is not prev:
             changed = state.changed_since(prev)  # no pass over every device
             if changed is None:
                 changed = _difference(state, prev)
             for d in changed:
-                rows = self._device_rows.get(d)
+                rows = answers.device_rows.get(d)
                 if rows:
-                    for s in self._shapes.values():
+                    for s in answers.shapes.values():
                         s.known[rows] = False
         self._prev, self._prev_sizes = state, _sizes(state)
         key = tuple(self._spec_key(c.spec) for c in claims)
-        found = self._shapes.get(key)
+        shapes = answers.shapes
+        found = shapes.get(key)
         if found is None:
-            if len(self._shapes) >= self.MAX_SHAPES:
-                self._shapes.clear()
-            found = self._shapes[key] = Shape(len(table.names))
+            if len(shapes) >= self.MAX_SHAPES:
+                shapes.clear()
+            found = shapes[key] = Shape(len(table.names))
         return found
+
+
+class _Answers:
+    """The shapes kept for one node table, and which rows each device is on."""
+
+    __slots__ = ("device_rows", "fresh", "shapes")
+
+    def __init__(self, table: NodeTable, index: SliceIndex) -> None:
+        self.fresh = True
+        self.shapes: dict[tuple[str, ...], Shape] = {}
+        self.device_rows: dict[DeviceID, list[int]] = {}
+        for row, name in enumerate(table.names):
+            for d in index.devices_of(name):
+                self.device_rows.setdefault(d, []).append(row)
 
 
 def _sizes(state: AllocatedState) -> tuple[int, int, int, int]:

@@ -37,6 +37,7 @@ from kubesched.api.types import (
     Pod,
 )
 from kubesched.api.types import ContainerExtendedResourceRequest as RequestMapping
+from kubesched.framework.table_cache import IdentityMemo
 from kubesched.plugins.helper import is_extended_resource_name
 
 #: resourceapi.ResourceDeviceClassPrefix: every class's implicit extended resource name
@@ -55,17 +56,17 @@ def is_dra_extended_resource_name(name: str) -> bool:
     return is_extended_resource_name(name) or name.startswith(DEVICE_CLASS_PREFIX)
 
 
-_LAST: list[tuple[object, dict[str, str]]] = []  # (the classes it was built from, mapping)
+# by the classes it was built from (the DRA index makes a new dict when a class changes)
+_MAPPINGS: IdentityMemo[dict[str, str]] = IdentityMemo(4)
 
 
 def class_mapping_of(classes: Mapping[str, DeviceClass]) -> dict[str, str]:
     """``device_class_mapping`` of the listers' classes, built once per state of them: the
     DRA index makes a new dict whenever a DeviceClass comes, goes or changes, and both
     NodeResourcesFit and DynamicResources ask for every pod with extended resources."""
-    if _LAST and _LAST[0][0] is classes:
-        return _LAST[0][1]
-    mapping = device_class_mapping(classes.values())
-    _LAST[:] = [(classes, mapping)]  # keeps the dict alive: its identity is the key
+    mapping = _MAPPINGS.get(classes)
+    if mapping is None:
+        mapping = _MAPPINGS.put(classes, device_class_mapping(classes.values()))
     return mapping
 
 

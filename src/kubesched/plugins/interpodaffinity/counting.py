@@ -3,14 +3,14 @@
 PreFilter and PreScore need, per (topologyKey, value), sums over the pods already placed:
 pods matching the incoming pod's terms, and existing pods' terms matching the incoming pod.
 Pods of one workload share their shapes, so instead of testing every existing pod on every
-cycle the plugin keeps (``PodIndex``, one per plugin instance and node table):
+cycle the plugin keeps (``PodIndex``, one per plugin instance):
 
 - per node-table row, int64 values derived from the row's pods (``PodIndex.rows``, as
   ``framework.pod_counts.PodCountCache`` but computed from the row, so that they can come
   from the catalog below), cached by a key that determines them — the signature of an
   incoming term (its namespaces and selectors), or the set of existing terms that match the
   incoming pod — and recomputed only for the rows whose pods changed since
-  (``NodeTable.pod_generation``);
+  (``framework.table_cache.RowMemo``, ``RowState``);
 - per row, the existing pods' terms of a kind, with their multiplicity (``_Catalog``), so
   that each distinct term is tested against the incoming pod once per cycle. Terms are told
   apart by identity: pods with equal affinities share their compiled terms
@@ -27,16 +27,16 @@ which rows changed) gets a fresh ``PodIndex`` every time: every row is counted d
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
 
-from kubesched.api.selectors import Selector, factorize_column
+from kubesched.api.selectors import LabelValues, Selector
 from kubesched.api.types import Pod
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
+from kubesched.framework.table_cache import RowFn, RowMemo, RowState
 
 if TYPE_CHECKING:
     from kubesched.framework.snapshot import Snapshot
@@ -46,32 +46,21 @@ TopologyPair = tuple[str, str]
 _T = TypeVar("_T")
 # A topology key's values per code of its factorized label column, with a trailing 0 for
 # code -1 (label absent), and the column's distinct values the codes index.
-ByCode = tuple[np.ndarray, list[str]]
+ByCode = tuple[np.ndarray, LabelValues]
 
 # ============================================================ label values
 
 
-_VALUE_INDEX: dict[int, tuple[list[str], dict[str, int]]] = {}
-_VALUE_INDEX_LIMIT = 64
+def value_index(uniques: LabelValues) -> dict[str, int]:
+    """value -> code for the distinct values of a factorized label column."""
+    return uniques.code
 
 
-def value_index(uniques: list[str]) -> dict[str, int]:
-    """value -> code for the distinct values of a factorized label column (cached; the
-    entry keeps the list alive, so its id is not reused while cached)."""
-    hit = _VALUE_INDEX.get(id(uniques))
-    if hit is not None and hit[0] is uniques:
-        return hit[1]
-    if len(_VALUE_INDEX) >= _VALUE_INDEX_LIMIT:
-        _VALUE_INDEX.clear()
-    index = {v: i for i, v in enumerate(uniques)}
-    _VALUE_INDEX[id(uniques)] = (uniques, index)
-    return index
-
-
-def label_codes(table: NodeTable, key: str) -> tuple[np.ndarray, list[str]]:
+def label_codes(table: NodeTable, key: str) -> tuple[np.ndarray, LabelValues]:
     """Each node row's value of label ``key`` as a code into the distinct values (-1: the
-    label is absent); factorized once per label column (``api.selectors``)."""
-    return factorize_column(table.label_column(key))
+    label is absent); factorized once per label column (``NodeTable.label_factors``)."""
+    f = table.label_factors(key)
+    return f.codes, f.values
 
 
 def aggregate(table: NodeTable, key: str, rows: np.ndarray) -> ByCode:
@@ -90,7 +79,7 @@ def by_code_get(b: ByCode, value: str) -> int:
     return 0 if code is None else int(b[0][code])
 
 
-def by_code_for(b: ByCode | None, uniques: list[str]) -> np.ndarray:
+def by_code_for(b: ByCode | None, uniques: LabelValues) -> np.ndarray:
     """``b``'s values over the codes of ``uniques`` (trailing 0 for absent); ``b`` itself
     when it was built over the same column (do not modify the result)."""
     if b is None:
@@ -196,7 +185,7 @@ class TopologyCounts(MutableMapping[TopologyPair, int]):
                 keys.append(k)
         return keys
 
-    def values_by_code(self, key: str, uniques: list[str]) -> np.ndarray:
+    def values_by_code(self, key: str, uniques: LabelValues) -> np.ndarray:
         """The counts of ``key`` over the codes of ``uniques`` (trailing 0 for absent; do not
         modify the result)."""
         out = by_code_for(self._base.get(key), uniques)
@@ -224,22 +213,11 @@ def _selector_signature(s: Selector) -> Hashable:
     return (s.nothing, s.requirements)
 
 
-class _Entry:
-    __slots__ = ("seen", "values")
-
-    def __init__(self, values: np.ndarray, seen: int) -> None:
-        self.values = values
-        self.seen = seen  # snapshot generation the values are up to date with
-
-
-RowFn = Callable[[int], int]  # node-table row -> value
-
-
 class _Catalog:
     """Per row, the existing pods' terms of one kind (items) with their multiplicity, and
     their totals over all rows."""
 
-    __slots__ = ("items_of", "rows", "seen", "totals")
+    __slots__ = ("items_of", "rows", "totals")
 
     def __init__(self, snapshot: Snapshot,
                  items_of: Callable[[NodeInfo], dict[Hashable, int] | None]) -> None:
@@ -251,7 +229,6 @@ class _Catalog:
             if d:
                 for it, c in d.items():
                     self.totals[it] = self.totals.get(it, 0) + c
-        self.seen = snapshot.generation
 
     def refresh(self, snapshot: Snapshot, changed: list[int]) -> None:
         totals, infos = self.totals, snapshot.node_infos
@@ -268,7 +245,6 @@ class _Catalog:
                 for it, c in new.items():
                     totals[it] = totals.get(it, 0) + c
             self.rows[r] = new
-        self.seen = snapshot.generation
 
 
 class PodIndex:
@@ -279,36 +255,14 @@ class PodIndex:
         self.info_of = info_of  # filtering.pod_affinity_info
         self.hard_pod_affinity_weight = hard_pod_affinity_weight
         self.max_entries = max_entries
-        self._table_id = -1
         self._snapshot: Snapshot | None = None
-        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
-        self._anti: _Catalog | None = None
-        self._score: _Catalog | None = None
-        self._changed: dict[int, list[int]] = {}  # generation -> rows changed since
-        self._changed_at = -1  # the snapshot generation ``_changed`` is for
+        self._rows = RowMemo(max_entries)
+        self._anti: RowState[_Catalog] = RowState()
+        self._score: RowState[_Catalog] = RowState()
 
     def sync(self, snapshot: Snapshot) -> PodIndex:
-        table = snapshot.table
-        if table.table_id != self._table_id:
-            self._entries.clear()
-            self._anti = self._score = None
-            self._table_id = table.table_id
-            self._changed_at = -1
-        if self._changed_at != snapshot.generation:
-            self._changed = {}
-            self._changed_at = snapshot.generation
         self._snapshot = snapshot
         return self
-
-    # ------------------------------------------------------------------ rows
-
-    def _changed_since(self, seen: int) -> list[int]:
-        rows = self._changed.get(seen)
-        if rows is None:
-            assert self._snapshot is not None
-            rows = self._changed[seen] = np.flatnonzero(
-                self._snapshot.table.pod_generation > seen).tolist()
-        return rows
 
     def rows(self, key: Hashable, fn: RowFn, build: Callable[[], np.ndarray] | None = None
              ) -> np.ndarray:
@@ -316,38 +270,15 @@ class PodIndex:
         date with the snapshot (do not modify the array)."""
         snap = self._snapshot
         assert snap is not None
-        e = self._entries.get(key)
-        if e is None:
-            if build is not None:
-                values = build()
-            else:
-                n = len(snap.node_infos)
-                values = np.fromiter((fn(r) for r in range(n)), dtype=np.int64, count=n)
-            self._entries[key] = _Entry(values, snap.generation)
-            if len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-            return values
-        self._entries.move_to_end(key)
-        if e.seen < snap.generation:
-            values = e.values
-            for r in self._changed_since(e.seen):
-                values[r] = fn(r)
-            e.seen = snap.generation
-        return e.values
+        return self._rows.all_rows(snap.table, key, fn, build)
 
     def _catalog(self, score: bool) -> _Catalog:
         snap = self._snapshot
         assert snap is not None
-        cat = self._score if score else self._anti
-        if cat is None:
-            cat = _Catalog(snap, self._score_items if score else self._anti_items)
-            if score:
-                self._score = cat
-            else:
-                self._anti = cat
-        elif cat.seen < snap.generation:
-            cat.refresh(snap, self._changed_since(cat.seen))
-        return cat
+        items_of = self._score_items if score else self._anti_items
+        return (self._score if score else self._anti).get(
+            snap.table, lambda _: _Catalog(snap, items_of),
+            lambda cat, changed: cat.refresh(snap, changed))
 
     def _score_items(self, ni: NodeInfo) -> dict[Hashable, int] | None:
         pods = ni.pods_with_affinity

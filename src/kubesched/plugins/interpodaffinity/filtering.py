@@ -39,6 +39,7 @@ from kubesched.framework.interface import BatchStatus
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.status import Code, Status
+from kubesched.framework.table_cache import IdentityMemo
 from kubesched.plugins.interpodaffinity.counting import TopologyCounts, label_codes
 
 NAME = "InterPodAffinity"
@@ -146,9 +147,8 @@ def _compile_info(aff: Affinity, namespace: str) -> PodAffinityInfo:
 
 
 _CACHE_LIMIT = 200_000
-# id(affinity) -> (affinity, namespace, info): the entry keeps the Affinity alive, so an id in
-# the cache is never reused by another object.
-_by_id: dict[int, tuple[Affinity, str, PodAffinityInfo]] = {}
+# per Affinity object and namespace (an Affinity is frozen; hashing one costs more than this)
+_by_object: IdentityMemo[tuple[str, PodAffinityInfo]] = IdentityMemo(_CACHE_LIMIT)
 # equal affinities of pods of one workload compile once
 _by_value: dict[tuple[Affinity, str], PodAffinityInfo] = {}
 
@@ -159,11 +159,9 @@ def pod_affinity_info(pod: Pod) -> PodAffinityInfo:
     if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
         return EMPTY_INFO
     ns = pod.metadata.namespace
-    hit = _by_id.get(id(aff))
-    if hit is not None and hit[0] is aff and hit[1] == ns:
-        return hit[2]
-    if len(_by_id) > _CACHE_LIMIT:
-        _by_id.clear()
+    hit = _by_object.get(aff)
+    if hit is not None and hit[0] == ns:
+        return hit[1]
     if len(_by_value) > _CACHE_LIMIT:
         _by_value.clear()
     try:
@@ -173,7 +171,7 @@ def pod_affinity_info(pod: Pod) -> PodAffinityInfo:
             info = _by_value[key] = _compile_info(aff, ns)
     except TypeError:  # unhashable contents (hand-built objects): compile without sharing
         info = _compile_info(aff, ns)
-    _by_id[id(aff)] = (aff, ns, info)
+    _by_object.put(aff, (ns, info))
     return info
 
 

@@ -17,10 +17,10 @@ kubernetes#129138).
 
 The float arithmetic is float64 in both forms, operation for operation as in Go.
 
-The batch form keeps each row's score per pod shape (``RowScoreCache``): a node's score for
-a given request vector changes only when its pods or its allocatable do, and between two
-cycles one node changes (the one the last pod went to), so scoring every feasible row again
-— twice since v1.36 — would redo work whose inputs did not move.
+The batch form keeps each row's score per pod shape (``framework.table_cache.RowMemo``): a
+node's score for a given request vector changes only when its pods or its allocatable do, and
+between two cycles one node changes (the one the last pod went to), so scoring every feasible
+row again — twice since v1.36 — would redo work whose inputs did not move.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.framework.table_cache import RowMemo
 from kubesched.plugins.noderesources.dra_extended import (
     DraScoreState,
     dra_scored_names,
@@ -59,7 +60,6 @@ from kubesched.plugins.noderesources.dra_extended import (
 )
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
-    RowScoreCache,
     is_best_effort,
 )
 from kubesched.releases import at_least
@@ -174,7 +174,8 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         self._dra_scored = dra_scored_names(r.name for r in resources)
         # v1.36 (kubernetes#135573): score the change in balance, not the balance after.
         self.score_change = at_least(handle.kubernetes_version, "1.36")
-        self._cache = RowScoreCache(self._score_rows)
+        # each row's score per request vector, across cycles
+        self._rows = RowMemo()
 
     @property
     def resources(self) -> tuple[ResourceSpec, ...]:
@@ -229,8 +230,9 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             nodes = [snapshot.by_name[table.names[r]].node for r in idx]
             return self._score_rows(table, reqs, idx, s.dra, nodes)
         by_name, names = snapshot.by_name, table.names
-        return self._cache.scores(
-            table, reqs, idx, lambda r: self.score(state, pod, by_name[names[r]]))
+        return self._rows.rows(
+            table, reqs, idx, lambda t, rows: self._score_rows(t, reqs, rows),
+            lambda r: self.score(state, pod, by_name[names[r]]))
 
     def _score_rows(self, table: NodeTable, reqs: tuple[int, ...], idx: np.ndarray,
                     dra: DraScoreState | None = None,

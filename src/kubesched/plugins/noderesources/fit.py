@@ -19,8 +19,9 @@ devices of the class (``dra_extended.py``).
 
 Score uses the configured strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
 through ``ResourceAllocationScorer`` with non-zero cpu / memory defaults. No NormalizeScore.
-The batch form keeps each row's score per request vector across cycles (``RowScoreCache``,
-as BalancedAllocation), except for pods whose scored resources DeviceClasses back.
+The batch form keeps each row's score per request vector across cycles (a
+``framework.table_cache.RowMemo``, as BalancedAllocation), except for pods whose scored
+resources DeviceClasses back.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.framework.table_cache import RowMemo
 from kubesched.plugins.dynamicresources.extended import (
     DEVICE_CLASS_PREFIX,
     class_mapping_of,
@@ -80,7 +82,6 @@ from kubesched.plugins.noderesources.requested_to_capacity_ratio import (
 )
 from kubesched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
-    RowScoreCache,
 )
 
 NAME = "NodeResourcesFit"
@@ -204,7 +205,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         self.scorer = ResourceAllocationScorer(self.strategy_type, resources,
                                                use_requested=False, scorer_py=py, scorer_np=np_)
         # the batch Score keeps each row's score per request vector, as BalancedAllocation
-        self._cache = RowScoreCache(self._score_rows)
+        # each row's score per request vector, across cycles
+        self._rows = RowMemo()
 
     # ------------------------------------------------------------------ PreFilter
 
@@ -345,8 +347,9 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             nodes = [snapshot.by_name[table.names[r]].node for r in idx]
             return self.scorer.score_table(table, idx, s.pod_requests, s.dra, nodes)
         by_name, names, reqs = snapshot.by_name, table.names, s.pod_requests
-        return self._cache.scores(
-            table, reqs, idx, lambda r: self.scorer.score_node(by_name[names[r]], reqs))
+        return self._rows.rows(
+            table, reqs, idx, lambda t, rows: self._score_rows(t, reqs, rows),
+            lambda r: self.scorer.score_node(by_name[names[r]], reqs))
 
     def _score_rows(self, table: NodeTable, reqs: tuple[int, ...],
                     idx: np.ndarray) -> np.ndarray:

@@ -20,7 +20,6 @@ works on one NodeInfo with Python ints; the batch form on NodeTable columns with
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -185,74 +184,3 @@ def is_best_effort(pod_requests: Sequence[int]) -> bool:
     return all(r == 0 for r in pod_requests)
 
 
-# table, pod requests, rows -> int64 scores of those rows
-RowScorer = Callable[[NodeTable, tuple[int, ...], np.ndarray], np.ndarray]
-# one row -> its score, by the plugin's per-node form (the NodeInfo of that row)
-OneRowScorer = Callable[[int], int]
-
-# Up to this many stale rows are scored one by one with the per-node form: between two
-# cycles usually one or two rows changed, and a numpy pass costs about 30 µs whatever its size.
-_PER_ROW = 4
-
-
-class _CachedScores:
-    __slots__ = ("key", "scores", "seen")
-
-    def __init__(self, key: tuple[int, int, int], scores: np.ndarray, seen: np.ndarray) -> None:
-        self.key = key
-        self.scores = scores
-        self.seen = seen
-
-
-class RowScoreCache:
-    """A per-row score for each recent request vector, over every row of a NodeTable.
-
-    A row's score depends only on that row's requested and allocatable columns and the
-    request vector, so it stays valid while the row's ``row_version`` is unchanged and
-    the node side of the table is (``table_id``, ``node_version``, the resource rows); stale
-    rows are scored again, the others read back. ``scorer`` must score each row on its own
-    (elementwise over the rows), which makes a cached score the one the full pass gives.
-    ``one_row``, the plugin's per-node form on a row's NodeInfo, scores a few stale rows
-    instead: the two forms agree (tested for every plugin), so the cache does not care which
-    one filled a row.
-    """
-
-    def __init__(self, scorer: RowScorer, shapes: int = 16) -> None:
-        self._scorer = scorer
-        self._shapes = shapes
-        self._entries: OrderedDict[tuple[int, ...], _CachedScores] = OrderedDict()
-
-    def scores(self, table: NodeTable, reqs: tuple[int, ...], idx: np.ndarray,
-               one_row: OneRowScorer | None = None) -> np.ndarray:
-        if type(table) is not NodeTable:
-            # A table with changed columns (an AdjustedTable) shares the real table's
-            # generations, so its rows cannot be cached.
-            return self._scorer(table, reqs, idx)
-        key = (table.table_id, table.node_version, len(table.resources))
-        gen = table.row_version
-        found = self._entries.get(reqs)
-        fresh = found is None or found.key != key
-        if found is None or fresh:
-            # Rows are scored when first asked for (-1: never; versions are >= 0), so a
-            # pod that reaches few rows does not pay for the whole table.
-            entry = _CachedScores(key, np.zeros(table.size, dtype=np.int64),
-                                  np.full(table.size, -1, dtype=np.int64))
-            self._entries[reqs] = entry
-            if len(self._entries) > self._shapes:
-                self._entries.popitem(last=False)
-        else:
-            entry = found
-            self._entries.move_to_end(reqs)
-        rows_gen = gen[idx]
-        stale = idx[rows_gen != entry.seen[idx]]
-        if len(stale):
-            # A new entry is filled by the batch form, so that the first cycle of every pod
-            # shape (every cycle of the agreement tests) is the batch form's.
-            if one_row is not None and len(stale) <= _PER_ROW and not fresh:
-                for r in stale.tolist():
-                    entry.scores[r] = one_row(r)
-            else:
-                entry.scores[stale] = self._scorer(table, reqs, stale)
-            entry.seen[stale] = gen[stale]
-        out: np.ndarray = entry.scores[idx]
-        return out

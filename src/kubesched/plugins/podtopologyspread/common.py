@@ -18,7 +18,6 @@ import numpy as np
 from kubesched.api.selectors import (
     IN,
     Selector,
-    factorize_column,
     get_required_node_affinity,
     label_selector_as_selector,
     selector_from_set,
@@ -336,29 +335,13 @@ def mask_key(c: Constraint, pod: Pod) -> Hashable:
 # ---------------------------------------------------------------- per-table shape cache
 
 
-class ShapeCache:
-    """Data that depends only on the node side of a node table (``table_id``,
-    ``node_version``) and on a pod's shape: factorized label columns, inclusion masks, the
-    eligible rows of a constraint and their domains. One per plugin instance; ``get(table)``
-    is the dict for ``table``'s current node side (emptied when that changes)."""
-
-    __slots__ = ("_data", "_key", "max_entries")
-
-    def __init__(self, max_entries: int = 256) -> None:
-        self._key: tuple[int, int] | None = None
-        self._data: dict[Hashable, Any] = {}
-        self.max_entries = max_entries
-
-    def get(self, table: NodeTable) -> dict[Hashable, Any]:
-        key = (table.table_id, table.node_version)
-        if key != self._key or len(self._data) > self.max_entries:
-            self._data = {}
-            self._key = key
-        return self._data
+# A plugin's ``NodeMemo`` holds data that depends only on the node side of a node table and
+# on a pod's shape: factorized label columns, inclusion masks, the eligible rows of a
+# constraint and their domains. The helpers below read and fill its ``data(table)``.
 
 
 def label_codes(data: dict[Hashable, Any], table: NodeTable, key: str) -> LabelCodes:
-    """LabelCodes of ``key``, kept in a ShapeCache dict."""
+    """LabelCodes of ``key``, kept in a NodeMemo's data."""
     k = ("codes", key)
     lc = data.get(k)
     if lc is None:
@@ -396,14 +379,15 @@ def inclusion_mask(data: dict[Hashable, Any], table: NodeTable, pod: Pod, c: Con
 
 
 class LabelCodes:
-    """A node-table label column factorized (``api.selectors.factorize_column``):
+    """A node-table label column factorized (``NodeTable.label_factors``):
     ``codes[row]`` indexes ``values``, -1 where the node lacks the label."""
 
     __slots__ = ("codes", "column", "present", "values")
 
     def __init__(self, table: NodeTable, key: str) -> None:
         self.column = table.label_column(key)
-        self.codes, self.values = factorize_column(self.column)
+        f = table.label_factors(key)
+        self.codes, self.values = f.codes, f.values
         self.present = self.codes >= 0
 
     def lookup(self, counts: Mapping[str, int]) -> np.ndarray:

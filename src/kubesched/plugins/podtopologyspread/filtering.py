@@ -11,6 +11,7 @@ import numpy as np
 from kubesched.api.types import Node, Pod
 from kubesched.framework.interface import BatchStatus
 from kubesched.framework.status import Code, Status, unresolvable, unschedulable
+from kubesched.framework.table_cache import NodeMemo
 from kubesched.plugins.podtopologyspread.common import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
@@ -18,7 +19,6 @@ from kubesched.plugins.podtopologyspread.common import (
     Constraint,
     LabelCodes,
     PodCounts,
-    ShapeCache,
     has_all_keys,
     inclusion_mask,
     label_codes,
@@ -211,7 +211,7 @@ def critical_paths_from(values: list[str], nums: np.ndarray) -> CriticalPaths:
 
 
 def calc_pre_filter_state(pod: Pod, constraints: list[Constraint], snapshot: Snapshot,
-                          pc: PodCounts, shapes: ShapeCache | None = None) -> PreFilterState:
+                          pc: PodCounts, shapes: NodeMemo[Any] | None = None) -> PreFilterState:
     """calPreFilterState over all snapshot nodes: eligible nodes have every topology key and
     pass each constraint's inclusion policies; their matching pods are counted per domain
     (domains in node order, as the counts were gathered)."""
@@ -222,7 +222,7 @@ def calc_pre_filter_state(pod: Pod, constraints: list[Constraint], snapshot: Sna
     by_code: list[tuple[list[str], np.ndarray] | None] = [None] * len(constraints)
     paths = [CriticalPaths() for _ in constraints]
     if snapshot.num_nodes:
-        data = (shapes or ShapeCache()).get(table)
+        data = (shapes or NodeMemo()).data(table)
         plans = pre_filter_plans(pod, constraints, table, data)
         counts = pc.counts([c.selector for c in constraints], [p.rows for p in plans])
         for ci, plan in enumerate(plans):
@@ -277,14 +277,14 @@ def filter_node(s: PreFilterState, pod: Pod, node: Node) -> Status | None:
 
 
 def filter_rows(s: PreFilterState, pod: Pod, snapshot: Snapshot, idx: np.ndarray,
-                shapes: ShapeCache | None = None) -> BatchStatus:
+                shapes: NodeMemo[Any] | None = None) -> BatchStatus:
     """Filter for the node-table rows ``idx``: each node's status is that of the first
     constraint it fails, as in the per-node form."""
     out = BatchStatus.success(len(idx))
     if not s.constraints or not len(idx):
         return out
     table = snapshot.table
-    data = (shapes or ShapeCache()).get(table)
+    data = (shapes or NodeMemo()).data(table)
     pod_labels = pod.metadata.labels
     for i, c in enumerate(s.constraints):
         lc = label_codes(data, table, c.topology_key)

@@ -53,12 +53,12 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.pod_counts import PodCountCache
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, skip
+from kubesched.framework.table_cache import NodeMemo
 from kubesched.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     Constraint,
     PodCounts,
-    ShapeCache,
     and_selectors,
     filter_constraints,
     node_labels_match_spread_constraints,
@@ -135,7 +135,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         # are recounted) and per-pod-shape data for the node table's current nodes.
         # (None disables the cache: every cycle counts directly.)
         self.pod_count_cache: PodCountCache | None = PodCountCache()
-        self.shapes = ShapeCache()
+        self.shapes: NodeMemo[Any] = NodeMemo()
 
     # ------------------------------------------------------------------ constraints
 

@@ -11,11 +11,11 @@ import numpy as np
 from kubesched.api.types import Pod
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.node_info import NodeInfo
+from kubesched.framework.table_cache import NodeMemo
 from kubesched.plugins.helper import go_round, go_round_np
 from kubesched.plugins.podtopologyspread.common import (
     Constraint,
     PodCounts,
-    ShapeCache,
     count_pods_match_selector,
     has_all_keys,
     inclusion_mask,
@@ -98,13 +98,13 @@ class PreScoreState:
 
 def build_pre_score_state(pod: Pod, constraints: list[Constraint], nodes: Sequence[NodeInfo],
                           rows: np.ndarray, snapshot: Snapshot, require_all_topologies: bool,
-                          pc: PodCounts, shapes: ShapeCache | None = None) -> PreScoreState:
+                          pc: PodCounts, shapes: NodeMemo[Any] | None = None) -> PreScoreState:
     """initPreScoreState over the feasible ``nodes`` (table ``rows``), then the counts of
     matching pods over all snapshot nodes into the registered domains."""
     s = PreScoreState(constraints)
     table = snapshot.table
     n = table.size
-    data = (shapes or ShapeCache()).get(table)
+    data = (shapes or NodeMemo()).data(table)
     keys = tuple(c.topology_key for c in constraints)
     codes = {key: label_codes(data, table, key) for key in keys}
     has_all = has_all_keys(data, table, keys)
@@ -218,14 +218,14 @@ def score_node(s: PreScoreState, pod: Pod, ni: NodeInfo) -> int:
 
 
 def score_rows(s: PreScoreState, snapshot: Snapshot, idx: np.ndarray, pc: PodCounts,
-               shapes: ShapeCache | None = None) -> np.ndarray:
+               shapes: NodeMemo[Any] | None = None) -> np.ndarray:
     """Score for the node-table rows ``idx`` (same arithmetic as score_node, vectorized)."""
     table = snapshot.table
     ignored = s.ignored_rows[idx] if len(s.ignored_rows) == table.size else np.fromiter(
         (table.names[r] in s.ignored_nodes for r in idx.tolist()), dtype=bool, count=len(idx))
     s.last_ignored = ignored
     score = np.zeros(len(idx), dtype=np.float64)
-    data = (shapes or ShapeCache()).get(table)
+    data = (shapes or NodeMemo()).data(table)
     for i, c in enumerate(s.constraints):
         lc = label_codes(data, table, c.topology_key)
         present = lc.present[idx]

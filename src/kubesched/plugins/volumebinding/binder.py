@@ -50,6 +50,7 @@ from kubesched.api.types import Node, Pod, Volume
 from kubesched.clock import Clock
 from kubesched.framework.backend import Backend
 from kubesched.framework.node_table import NodeTable
+from kubesched.framework.table_cache import NodeStamp
 from kubesched.plugins.volumebinding.assume_cache import AssumeCache
 from kubesched.plugins.volumebinding.csi_translation import (
     is_migration_on_for_plugin,
@@ -132,7 +133,7 @@ class ClaimChoice:
 class BatchResult:
     """``find_pod_volumes`` for every row of one node table."""
 
-    table_key: tuple
+    made_for: NodeStamp
     bound_ok: np.ndarray
     unbound_ok: np.ndarray
     bound_found: np.ndarray
@@ -430,9 +431,8 @@ class VolumeBinder:
         return b.bound_ok[idx], b.unbound_ok[idx], b.sufficient[idx], b.bound_found[idx]
 
     def batch_result(self, claims: PodVolumeClaims, table: NodeTable) -> BatchResult:
-        key = (id(table), table.table_id, table.node_version)
         b = claims.batch
-        if b is not None and b.table_key == key:
+        if b is not None and b.made_for.matches(table):
             return b
         n = table.size
         bound_ok = np.ones(n, dtype=bool)
@@ -450,7 +450,7 @@ class VolumeBinder:
                 ok = pv_affinity_mask(pv.spec.node_affinity, table)
                 bound_ok[alive & ~ok] = False
                 alive &= ok
-        b = BatchResult(key, bound_ok, np.ones(n, dtype=bool), bound_found,
+        b = BatchResult(NodeStamp(table), bound_ok, np.ones(n, dtype=bool), bound_found,
                         np.ones(n, dtype=bool))
         if claims.unbound_claims_delay_binding:
             self._unbound_batch(claims, table, b)
@@ -542,7 +542,7 @@ class VolumeBinder:
             selector = _topology_selector(capacity)
             if selector is None:
                 continue
-            first[open_rows & selector.matches_columns(table.label_column, rows)] = j
+            first[open_rows & selector.matches_columns(table.label_factors, rows)] = j
         return capacities, first
 
     @staticmethod

@@ -8,7 +8,6 @@ that do not parse never match. :func:`pv_affinity_mask` is the same check over t
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ from kubesched.api.storage import (
     pvc_storage_class,
 )
 from kubesched.api.types import NodeSelectorTerm, Pod, Volume
+from kubesched.framework.table_cache import NodeMemo
 
 if TYPE_CHECKING:
     from kubesched.framework.node_table import NodeTable
@@ -266,22 +266,22 @@ def pv_affinity_matches(terms: tuple[NodeSelectorTerm, ...] | None,
     return False
 
 
-_MASKS: OrderedDict[tuple, np.ndarray] = OrderedDict()
-_MAX_MASKS = 8192
+# module functions' memos, one per function (the node table's current node side)
+_MASKS: NodeMemo[np.ndarray] = NodeMemo(8192)
+_ROWS: NodeMemo[np.ndarray] = NodeMemo(8192)
 
 
 def pv_affinity_mask(terms: tuple[NodeSelectorTerm, ...] | None, table: NodeTable
                      ) -> np.ndarray:
-    """:func:`pv_affinity_matches` for every row of the node table (cached per table
-    version; do not modify the result)."""
-    n = table.size
+    """:func:`pv_affinity_matches` for every row of the node table (kept while the table's
+    nodes are unchanged; do not modify the result)."""
     if terms is None:
-        return np.ones(n, dtype=bool)
-    key = (terms, table.table_id, table.node_version)
-    hit = _MASKS.get(key)
-    if hit is not None:
-        _MASKS.move_to_end(key)
-        return hit
+        return np.ones(table.size, dtype=bool)
+    return _MASKS.get(table, terms, lambda t: _pv_affinity_mask(terms, t))
+
+
+def _pv_affinity_mask(terms: tuple[NodeSelectorTerm, ...], table: NodeTable) -> np.ndarray:
+    n = table.size
     rows = np.arange(n)
     out = np.zeros(n, dtype=bool)
     for t in compile_node_selector(terms).terms:
@@ -293,34 +293,24 @@ def pv_affinity_mask(terms: tuple[NodeSelectorTerm, ...] | None, table: NodeTabl
         todo = ~out
         if not todo.any():
             break
-        out[todo] = t.labels.matches_columns(table.label_column, rows[todo])
+        out[todo] = t.labels.matches_columns(table.label_factors, rows[todo])
     out.setflags(write=False)
-    _MASKS[key] = out
-    if len(_MASKS) > _MAX_MASKS:
-        _MASKS.popitem(last=False)
     return out
-
-
-_ROWS: OrderedDict[tuple, tuple[tuple[NodeSelectorTerm, ...], np.ndarray]] = OrderedDict()
 
 
 def pv_affinity_rows(terms: tuple[NodeSelectorTerm, ...] | None, table: NodeTable
                      ) -> np.ndarray | None:
     """The table rows :func:`pv_affinity_mask` accepts, or None when the volume has no node
-    affinity (every row). Cached like the masks; do not modify."""
+    affinity (every row). Kept like the masks; do not modify."""
     if terms is None:
         return None
-    # keyed by identity (hashing the terms costs more than the lookup); the entry keeps the
-    # terms alive, so the id cannot be reused while it is cached
-    key = (id(terms), table.table_id, table.node_version)
-    hit = _ROWS.get(key)
-    if hit is not None and hit[0] is terms:
-        return hit[1]
-    rows = np.flatnonzero(pv_affinity_mask(terms, table))
+    # by identity: hashing the terms costs more than the lookup
+    return _ROWS.by_identity(table, terms, lambda t: _rows_of(pv_affinity_mask(terms, t)))
+
+
+def _rows_of(mask: np.ndarray) -> np.ndarray:
+    rows = np.flatnonzero(mask)
     rows.setflags(write=False)
-    _ROWS[key] = (terms, rows)
-    if len(_ROWS) > _MAX_MASKS:
-        _ROWS.popitem(last=False)
     return rows
 
 
@@ -360,7 +350,7 @@ def topology_mask(terms: tuple[TopologySelectorTerm, ...], table: NodeTable,
             continue
         ok = np.ones(len(idx), dtype=bool)
         for r in reqs:
-            ok &= r.matches_column(table.label_column(r.key), idx)
+            ok &= r.matches_column(table.label_factors(r.key), idx)
         out |= ok
     return out
 

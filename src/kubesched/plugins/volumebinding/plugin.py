@@ -357,7 +357,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         batch = s.claims.batch
         row = table.index.get(node_name)
         if (batch is None or row is None
-                or batch.table_key != (id(table), table.table_id, table.node_version)
+                or not batch.made_for.matches(table)
                 or not (batch.bound_ok[row] and batch.unbound_ok[row]
                         and batch.sufficient[row] and batch.bound_found[row])):
             return None  # not a node that passed Filter
@@ -405,8 +405,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         if batch is not None and snap is not None:
             table = snap.table
             row = table.index.get(node_name)
-            if (row is not None and batch.table_key == (id(table), table.table_id,
-                                                        table.node_version)
+            if (row is not None and batch.made_for.matches(table)
                     and batch.bound_ok[row] and batch.unbound_ok[row]
                     and batch.sufficient[row] and batch.bound_found[row]):
                 pv = batch.pod_volumes(row)
