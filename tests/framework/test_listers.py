@@ -202,3 +202,22 @@ def test_raw_pdbs_are_parsed_and_bad_ones_skipped() -> None:
     (pdb,) = h.listers.pod_disruption_budgets()
     assert isinstance(pdb, PodDisruptionBudget)
     assert (pdb.name, pdb.status.disruptions_allowed) == ("db", 4)
+
+
+def test_plugins_and_preemption_read_objects_through_the_listers() -> None:
+    """No plugin or preemption module looks a kind up in ``handle.objects`` by its name
+    (the mapping is passed whole only to the index builders)."""
+    import re
+    from pathlib import Path
+
+    import kubesched
+
+    by_name = re.compile(
+        r"""objects(\(\))?\s*(\.get\(|\[)\s*(["']|[A-Z_]+_KIND\b)|_objects\(\s*["']""")
+    root = Path(kubesched.__file__).parent
+    offending = [f"{path.relative_to(root)}:{i}"
+                 for pkg in ("plugins", "preemption")
+                 for path in sorted((root / pkg).rglob("*.py"))
+                 for i, line in enumerate(path.read_text().splitlines(), 1)
+                 if by_name.search(line)]
+    assert offending == []
