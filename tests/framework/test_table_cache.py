@@ -22,6 +22,7 @@ from kubesched.framework.table_cache import (
     RowMemo,
     RowState,
 )
+from kubesched.testing import snapshot_from_nodes
 
 
 def node(name: str, zone: str = "z1") -> Node:
@@ -85,7 +86,7 @@ def test_node_value_of_a_new_table_is_built_again() -> None:
 
 
 def test_a_table_at_a_freed_tables_address_is_a_new_table() -> None:
-    infos = Snapshot.from_nodes([node("a")], []).node_infos
+    infos = snapshot_from_nodes([node("a")], []).node_infos
     build = Builds()
     # many tables, each with a value kept for it, every other one freed (the rest keep the
     # allocator's pools in use): new tables soon take the freed ones' memory

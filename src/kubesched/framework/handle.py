@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kubesched.clock import VirtualClock
 from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kubesched.framework.dra_manager import DraManager
+from kubesched.framework.listers import Listers
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.waiting import PodInPreBind, PodsInPreBind, WaitingPod, WaitingPods
 
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
 @dataclass
 class Handle:
     snapshot: Snapshot = field(default_factory=Snapshot)
-    # Scheduling objects other than pods and nodes, by kind (Service, ReplicaSet, PV, ...).
+    # Scheduling objects other than pods and nodes, by kind (Service, ReplicaSet, PV, ...):
+    # the backend's store. Plugins read it through ``listers``; the index builders
+    # (storage_index, dra_index, the gang look-ups) take it whole.
     objects: dict[str, list[Any]] = field(default_factory=dict)
     namespaces: dict[str, Any] = field(default_factory=dict)
     backend: Backend | None = None
@@ -53,6 +56,12 @@ class Handle:
     # What the plugins of one scheduler share beyond the above, under a key their module
     # owns (research's GPU ledger): it lives as long as the scheduler does.
     shared: dict[str, Any] = field(default_factory=dict)
+    # The typed listers over ``objects`` (they read it on every call: a backend may replace
+    # the mapping or its lists)
+    listers: Listers = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.listers = Listers(self)
 
     @property
     def kubernetes_version(self) -> str:

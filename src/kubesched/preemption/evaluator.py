@@ -232,24 +232,13 @@ class Evaluator:
         return self.handle.rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
 
     def pdbs(self) -> list[PDBView]:
-        from kubesched.api.policy import PodDisruptionBudget, parse_pod_disruption_budget
-        from kubesched.errors import InputError
-
-        objects = self.handle.objects or {}
-        pdbs: list[PodDisruptionBudget] = []
-        for obj in objects.get("PodDisruptionBudget") or []:
-            if not isinstance(obj, PodDisruptionBudget):  # kept raw by some backend
-                try:
-                    obj = parse_pod_disruption_budget(obj.raw)
-                except (InputError, AttributeError) as e:
-                    log.warning("skipping a PodDisruptionBudget that does not parse: %s", e)
-                    continue
-            pdbs.append(obj)
+        pdbs = self.handle.listers.pod_disruption_budgets()
         if not pdbs:
             return []
         snap = self.handle.snapshot
+        # the whole store: a PDB without a status finds its pods' controllers in it
         return pdb_views(pdbs, lambda: [p for ni in snap.node_infos for p in ni.pods],
-                         objects)
+                         self.handle.objects)
 
     def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
                         n2s: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[str]]:

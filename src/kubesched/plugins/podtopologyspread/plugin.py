@@ -4,12 +4,12 @@ Args (after config defaulting): ``{"defaultConstraints": [constraint dict], "def
 "System" | "List"}``. With ``System`` the built-in constraints (hostname maxSkew 3, zone
 maxSkew 5, both ScheduleAnyway) replace ``defaultConstraints``. Default constraints apply to
 a pod without constraints of its own, with the selector of the Services, ReplicationController,
-ReplicaSet or StatefulSet that select / own it (``handle.objects``, raw dicts).
+ReplicaSet or StatefulSet that select / own it (the handle's listers; their specs read raw).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from kubesched.api.selectors import (
 from kubesched.api.types import (
     HOSTNAME_LABEL,
     ZONE_LABEL,
+    GenericObject,
     Node,
     Pod,
     TopologySpreadConstraint,
@@ -49,6 +50,7 @@ from kubesched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
+from kubesched.framework.listers import Listers
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.pod_counts import PodCountCache
 from kubesched.framework.signers import SignFragments
@@ -98,10 +100,12 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
                              when_unsatisfiable=SCHEDULE_ANYWAY),
 )
 
-# (apiVersion, kind) of the controllers DefaultSelector follows.
-_RC = ("v1", "ReplicationController")
-_RS = ("apps/v1", "ReplicaSet")
-_SS = ("apps/v1", "StatefulSet")
+# kind -> (apiVersion, its lister) of the controllers DefaultSelector follows.
+_CONTROLLERS: dict[str, tuple[str, Callable[[Listers], Sequence[GenericObject]]]] = {
+    "ReplicationController": ("v1", Listers.replication_controllers),
+    "ReplicaSet": ("apps/v1", Listers.replica_sets),
+    "StatefulSet": ("apps/v1", Listers.stateful_sets),
+}
 
 
 class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
@@ -139,16 +143,14 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
 
     # ------------------------------------------------------------------ constraints
 
-    def _objects(self, kind: str) -> list[Any]:
-        return self.handle.objects.get(kind) or []
-
     def default_selector(self, pod: Pod) -> Selector:
         """helper.DefaultSelector: the Services selecting the pod, merged, ANDed with the
         selector of its controlling ReplicationController / ReplicaSet / StatefulSet."""
         ns = pod.metadata.namespace
         pod_labels = pod.metadata.labels
         label_set: dict[str, str] = {}
-        for svc in self._objects("Service"):
+        listers = self.handle.listers
+        for svc in listers.services():
             if svc.metadata.namespace != ns:
                 continue
             raw_sel = (svc.raw.get("spec") or {}).get("selector")
@@ -163,12 +165,10 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if owner is None:
             return selector
         api_version = getattr(owner, "api_version", None)
-        for version, kind in (_RC, _RS, _SS):
-            if owner.kind == kind and (api_version is None or api_version == version):
-                break
-        else:
+        controller = _CONTROLLERS.get(owner.kind)
+        if controller is None or api_version not in (None, controller[0]):
             return selector
-        obj = next((o for o in self._objects(owner.kind)
+        obj = next((o for o in controller[1](listers)
                     if o.metadata.namespace == ns and o.metadata.name == owner.name), None)
         if obj is None:
             return selector
