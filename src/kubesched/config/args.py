@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubesched.api.validation import label_value_errors, qualified_name_errors
-from kubesched.config.features import DEFAULT_FEATURE_GATES, FeatureGates
+from kubesched.config.features import FeatureGates
 from kubesched.config.plugin_args import (
     ARGS_TYPES,
     LEAST_ALLOCATED,
@@ -29,7 +29,10 @@ from kubesched.config.plugin_args import (
     REQUESTED_TO_CAPACITY_RATIO,
     SYSTEM_DEFAULTING,
     args_to_dict,
+    binding_conditions,
     build_args,
+    filter_timeout_gate,
+    storage_capacity_scoring,
 )
 from kubesched.config.types import API_VERSION, FieldError, join_path
 
@@ -286,23 +289,6 @@ ARGS_PLUGINS: frozenset[str] = frozenset(ARGS_SCHEMAS)
 
 SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
 
-# StorageCapacityScoring, DRASchedulerFilterTimeout and the binding-condition gates are read
-# from the run's gates.
-
-
-def _filter_timeout_gate(features: FeatureGates | None) -> bool:
-    """DRASchedulerFilterTimeout (beta, on from 1.34) as DynamicResourcesArgs' defaulting
-    and validation read it."""
-    return (features or DEFAULT_FEATURE_GATES).enabled("DRASchedulerFilterTimeout")
-
-
-def _binding_conditions(features: FeatureGates | None) -> bool:
-    """KEP-5007's gates as DynamicResourcesArgs' defaulting and validation read them."""
-    gates = features if features is not None else DEFAULT_FEATURE_GATES
-    return (gates.enabled("DRADeviceBindingConditions")
-            and gates.enabled("DRAResourceClaimDeviceStatus"))
-
-
 def decode_args(plugin: str, raw: Any, path: str) -> dict[str, Any]:
     """Strictly decode ``args`` of a plugin. Unknown plugins: the args as given (a dict)."""
     schema = ARGS_SCHEMAS.get(plugin)
@@ -326,10 +312,6 @@ def decode_args(plugin: str, raw: Any, path: str) -> dict[str, Any]:
 
 
 # ============================================================ defaulting
-
-
-def _storage_capacity_scoring(features: FeatureGates | None) -> bool:
-    return (features or DEFAULT_FEATURE_GATES).enabled("StorageCapacityScoring")
 
 
 def default_args(plugin: str, args: dict[str, Any] | None = None,
@@ -556,7 +538,7 @@ def _validate_volume_binding(path: str, a: dict[str, Any],
         errs.append(FieldError(join_path(path, "bindTimeoutSeconds"),
                                "invalid BindTimeoutSeconds, should not be a negative value",
                                a["bindTimeoutSeconds"]))
-    if _storage_capacity_scoring(features):
+    if storage_capacity_scoring(features):
         errs.extend(_validate_shape(join_path(path, "shape"), a["shape"] or []))
     elif a["shape"] is not None:
         errs.append(FieldError(join_path(path, "shape"),
@@ -569,7 +551,7 @@ def _validate_dynamic_resources(path: str, a: dict[str, Any],
                                 features: FeatureGates | None = None) -> list[FieldError]:
     errs = []
     ft = a["filterTimeout"]
-    if _filter_timeout_gate(features):
+    if filter_timeout_gate(features):
         if ft is not None and parse_duration(ft) < 0:
             errs.append(FieldError(join_path(path, "filterTimeout"), "must be zero or positive",
                                    ft))
@@ -577,7 +559,7 @@ def _validate_dynamic_resources(path: str, a: dict[str, Any],
         errs.append(FieldError(join_path(path, "filterTimeout"),
                                "forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
     bt = a["bindingTimeout"]
-    if _binding_conditions(features):
+    if binding_conditions(features):
         if bt is not None and parse_duration(bt) < 1:
             errs.append(FieldError(join_path(path, "bindingTimeout"),
                                    "must be at least 1 second", bt))

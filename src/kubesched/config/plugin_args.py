@@ -132,6 +132,24 @@ def _gates(features: FeatureGates | None) -> FeatureGates:
     return features if features is not None else DEFAULT_FEATURE_GATES
 
 
+# The gates that args' defaulting and validation read (None: the default release's gates).
+
+def storage_capacity_scoring(features: FeatureGates | None) -> bool:
+    return _gates(features).enabled("StorageCapacityScoring")
+
+
+def filter_timeout_gate(features: FeatureGates | None) -> bool:
+    """DRASchedulerFilterTimeout (beta, on from 1.34)."""
+    return _gates(features).enabled("DRASchedulerFilterTimeout")
+
+
+def binding_conditions(features: FeatureGates | None) -> bool:
+    """KEP-5007's two gates."""
+    gates = _gates(features)
+    return (gates.enabled("DRADeviceBindingConditions")
+            and gates.enabled("DRAResourceClaimDeviceStatus"))
+
+
 def _resources(raw: list[dict[str, Any]] | None, defaulting: bool) -> list[ResourceSpec]:
     """None (or, defaulting, empty): the default (cpu, memory); a missing or zero weight
     is 1."""
@@ -163,7 +181,6 @@ def build_args(plugin: str, raw: dict[str, Any], features: FeatureGates | None =
     default but no SetDefaults rule applied (an empty resource list stays empty, no
     gate-dependent value is filled in), as a plugin built outside a profile (upstream's
     plugin tests) gets them."""
-    gates = _gates(features)
     a = raw
     if plugin == "NodeResourcesFit":
         return NodeResourcesFitArgs(list(a.get("ignoredResources") or ()),
@@ -189,7 +206,7 @@ def build_args(plugin: str, raw: dict[str, Any], features: FeatureGates | None =
     if plugin == "VolumeBinding":
         shape = a.get("shape")
         points = _shape(shape) if shape is not None else None
-        if defaulting and not points and gates.enabled("StorageCapacityScoring"):
+        if defaulting and not points and storage_capacity_scoring(features):
             # emptier storage scores higher (KEP-4049's default)
             points = [UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE),
                       UtilizationShapePoint(100, 0)]
@@ -199,13 +216,10 @@ def build_args(plugin: str, raw: dict[str, Any], features: FeatureGates | None =
         return NodeAffinityArgs(a.get("addedAffinity"))
     if plugin == "DynamicResources":
         filter_timeout = a.get("filterTimeout")
-        if defaulting and "filterTimeout" not in a and gates.enabled(
-                "DRASchedulerFilterTimeout"):
+        if defaulting and "filterTimeout" not in a and filter_timeout_gate(features):
             filter_timeout = "10s"
         binding_timeout = a.get("bindingTimeout")
-        if defaulting and binding_timeout is None and (
-                gates.enabled("DRADeviceBindingConditions")
-                and gates.enabled("DRAResourceClaimDeviceStatus")):
+        if defaulting and binding_timeout is None and binding_conditions(features):
             binding_timeout = "10m0s"
         return DynamicResourcesArgs(filter_timeout, binding_timeout)
     if plugin == "Coscheduling":  # scheduler-plugins' SetDefaults_CoschedulingArgs
