@@ -87,8 +87,16 @@ def scenarios(draw: st.DrawFn) -> str:
         duration = draw(st.sampled_from(["20", "75", "300"]))
         text += workload(kind, name, spec, tmpl, api=api, cpu=cpu,
                          annotations=f"{{kubesched.io/duration: '{duration}'}}")
-    if draw(st.booleans()) and n_nodes > 1:
-        text += fault("down", draw(st.sampled_from([15, 90])), "NodeNotReady", node="n0")
+    if n_nodes > 1:  # faults: evictions by the taint manager, the pod GC, a deletion
+        targets = {"NodeNotReady": ("node", "n0"), "DeleteNode": ("node", f"n{n_nodes - 1}"),
+                   "DeletePod": ("pod", "p0")}
+        for i, action in enumerate(draw(st.lists(st.sampled_from(sorted(targets)),
+                                                 max_size=2, unique=True))):
+            if action == "DeletePod" and "name: p0," not in text:
+                continue
+            fld, target = targets[action]
+            text += fault(f"f{i}", draw(st.sampled_from([15, 61.5, 90])), action,
+                          **{fld: target})
     return text
 
 
@@ -135,6 +143,9 @@ def test_a_checkpoint_of_a_checkpoint_and_the_cli(tmp_path: Path) -> None:
         return canonical(list(yaml.safe_load_all((tmp_path / name).read_text())))
 
     assert docs("end.yaml") == docs("full.yaml")
+    # a run that was over stays over
+    sim(str(tmp_path / "full.yaml"), "--state-out", str(tmp_path / "again.yaml"))
+    assert docs("again.yaml") == docs("full.yaml")
 
 
 # ---------------------------------------------------------------------- bad input

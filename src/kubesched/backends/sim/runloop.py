@@ -225,13 +225,14 @@ class RunLoop:
         self.wakeup: float | None = None
         self.ended = False
         self._resume: float | None = None
+        self._skip = False  # restored from a run that was over: its next run does nothing
 
     def restore(self, memory: dict[str, Any], wakeup: float | None) -> None:
         """Continue a run a checkpoint stopped (``resume``): the end rule's memory, and
         the wake-up it was about to move to (None: it was over, or had nothing to wait
         for)."""
         self.rounds.restore(memory)
-        self.ended = bool(memory.get("ended"))
+        self.ended = self._skip = bool(memory.get("ended"))
         self._resume = wakeup
 
     def deliver_due(self) -> None:
@@ -264,8 +265,10 @@ class RunLoop:
         total = len(self.timeline)
         series = self.series
         bound = 0
-        if self.ended:
+        if self._skip:
+            self._skip = False
             return
+        self.ended = False
         resume, self._resume = self._resume, None
         if resume is not None and not self._move_to(resume, until):
             return
