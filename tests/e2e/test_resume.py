@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tests.e2e.test_faults import fault, node, pod
 from tests.e2e.test_workloads import workload
@@ -100,11 +100,35 @@ def scenarios(draw: st.DrawFn) -> str:
     return text
 
 
+# a victim terminating by preemption (its DisruptionTarget condition) keeps its preemptor
+# from preempting again
+VICTIMS_TERMINATING = (
+    node("n0", cpu="3")
+    + "".join(pod(f"p{j}", "100m", labels="{app: p}", annotations=ann, extra=extra)
+              for j, ann, extra in [(0, "{kubesched.io/arrival: '0'}", ""),
+                                    (1, "{kubesched.io/duration: '10'}", ""),
+                                    (2, "{kubesched.io/arrival: '0'}",
+                                     "  terminationGracePeriodSeconds: 0\n"),
+                                    (3, "{kubesched.io/arrival: '0'}", "")])
+    + pod("p4", "1500m", labels="{app: p}", annotations="{kubesched.io/arrival: '61.5'}",
+          extra="  priority: 10\n")
+    + pod("p5", "900m", labels="{app: p}")
+    + workload("ReplicaSet", "rs", "  replicas: 3\n  selector: {matchLabels: {app: rs}}\n",
+               cpu="300m", annotations="{kubesched.io/duration: '20'}")
+    + workload("Job", "job", "  completions: 4\n  parallelism: 2\n",
+               "      restartPolicy: Never\n", api="batch/v1", cpu="300m",
+               annotations="{kubesched.io/duration: '300'}")
+    + workload("StatefulSet", "ss", "  replicas: 2\n  serviceName: s\n  selector: "
+               "{matchLabels: {app: ss}}\n", cpu="300m",
+               annotations="{kubesched.io/duration: '75'}"))
+
+
 # derandomized and without an example database: the same examples on every run of CI
 @settings(max_examples=25, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenarios(), st.sampled_from([0, 1, 5, 29.5, 60, 61.5, 100, 150, 333, 1000]),
        st.integers(0, 3))
+@example(VICTIMS_TERMINATING, 61.5, 0)
 def test_a_resumed_run_ends_as_the_uninterrupted_one(text: str, at: float, seed: int) -> None:
     assert_resumes(text, at, seed)
 

@@ -85,6 +85,11 @@ def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
         status["startTime"] = _time(pod.status.start_time)
     if not node and pod.status.nominated_node_name:
         status["nominatedNodeName"] = pod.status.nominated_node_name
+    if pod.status.conditions:  # (DisruptionTarget: a victim terminating by preemption)
+        status["conditions"] = [{k: v for k, v in (("type", c.type), ("status", c.status),
+                                                   ("reason", c.reason),
+                                                   ("message", c.message)) if v}
+                                for c in pod.status.conditions]
     ext = pod.status.extended_resource_claim_status
     if ext is not None:  # the claim DynamicResources made for its extended resources
         status["extendedResourceClaimStatus"] = {
