@@ -7,7 +7,10 @@ characters). Drawn from a seeded generator so a run names its pods the same way 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import random
+import struct
 from collections.abc import Container
 
 # utilrand's alphanums: consonants and digits only, so names never spell words
@@ -37,3 +40,34 @@ def new_uid(rng: random.Random) -> str:
     n = (n & ~(0xF000 << 64)) | (4 << 76)  # version 4
     h = f"{n:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_STATE_WORDS = 625  # Mersenne Twister: 624 words of state and the position in them
+_STATE_PREFIX = "mt19937:"
+
+
+def generator_state(rng: random.Random) -> str:
+    """``rng``'s state as text (``--state-out``): the Mersenne Twister's 625 words,
+    little-endian, base64."""
+    version, words, gauss = rng.getstate()
+    if version != 3 or gauss is not None or len(words) != _STATE_WORDS:
+        raise ValueError("a generator that has drawn Gaussians has no text state")
+    return _STATE_PREFIX + base64.b64encode(struct.pack(f"<{_STATE_WORDS}I", *words)).decode()
+
+
+def set_generator_state(rng: random.Random, text: object) -> None:
+    """Puts ``rng`` in the state ``generator_state`` wrote; ValueError saying what is wrong
+    when ``text`` is not such a state."""
+    if not isinstance(text, str) or not text.startswith(_STATE_PREFIX):
+        raise ValueError(f"must be a generator state written by --state-out "
+                         f"({_STATE_PREFIX}BASE64)")
+    try:
+        raw = base64.b64decode(text[len(_STATE_PREFIX):], validate=True)
+    except binascii.Error:
+        raise ValueError("its state is not base64") from None
+    if len(raw) != 4 * _STATE_WORDS:
+        raise ValueError(f"its state must be {4 * _STATE_WORDS} bytes, not {len(raw)}")
+    words = struct.unpack(f"<{_STATE_WORDS}I", raw)
+    if words[-1] > _STATE_WORDS - 1 or not any(words[:-1]):
+        raise ValueError("not a state the generator can be in")
+    rng.setstate((3, words, None))

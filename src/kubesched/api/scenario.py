@@ -36,6 +36,8 @@ from kubesched.api.parse import (
 )
 from kubesched.api.policy import parse_pod_disruption_budget
 from kubesched.api.schema import check_document, release_schema
+from kubesched.api.simstate import KIND as STATE_KIND
+from kubesched.api.simstate import SimulationState, parse_simulation_state
 from kubesched.api.storage import STORAGE_PARSERS, assign_default_storage_class
 from kubesched.api.types import (
     ARRIVAL_ANNOTATION,
@@ -149,7 +151,7 @@ GENERIC_KINDS: dict[str, bool] = {
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
-    {"Node", "Namespace", "PriorityClass", FAULT_KIND}
+    {"Node", "Namespace", "PriorityClass", FAULT_KIND, STATE_KIND}
     | {k for k, ns in GENERIC_KINDS.items() if not ns})
 
 
@@ -186,6 +188,8 @@ class Scenario:
     # every document but Pods and Nodes, as read (and the ReplicaSets Deployments made), in
     # order: what ``simulate --state-out`` writes back as loaded
     documents: list[dict[str, Any]] = field(default_factory=list)
+    # a kind: SimulationState read with the objects: the run continues from it
+    resume: SimulationState | None = None
 
 
 @dataclass
@@ -285,7 +289,7 @@ class _ScenarioBuilder:
                 self._add_object(item, source, f"{where} items[{j}]")
             return
         self._check_structure(doc, kind, source)
-        if kind not in ("Node", "Pod"):
+        if kind not in ("Node", "Pod", STATE_KIND):
             self.sc.documents.append(doc)
         if kind == "Node":
             self._add_node(parse_node(doc, source=source), source)
@@ -307,6 +311,11 @@ class _ScenarioBuilder:
             self._add_config(doc, source)
         elif kind == FAULT_KIND:
             self._add_fault(doc, source)
+        elif kind == STATE_KIND:
+            if self.sc.resume is not None:
+                raise InputError(f"more than one {STATE_KIND} (the first is in "
+                                 f"{self.sc.resume.source})", file=source, obj=STATE_KIND)
+            self.sc.resume = parse_simulation_state(doc, source)
         else:
             md = doc.get("metadata")
             md = md if isinstance(md, dict) else {}
@@ -357,7 +366,7 @@ class _ScenarioBuilder:
 
     @staticmethod
     def _reads(kind: str) -> bool:
-        return (kind in ("Node", "Pod", "Namespace", "PriorityClass", FAULT_KIND)
+        return (kind in ("Node", "Pod", "Namespace", "PriorityClass", FAULT_KIND, STATE_KIND)
                 or kind in GENERIC_KINDS)
 
     def _check_new(self, exists: bool, kind: str, meta: ObjectMeta, source: str) -> None:

@@ -793,6 +793,38 @@ class SchedulingQueue:
             return IN_FLIGHT
         return None
 
+    def next_seq(self) -> int:
+        """The ``seq`` the next queued pod will get (``--state-out``)."""
+        n = next(self._seq)
+        self._seq = itertools.count(n)
+        return n
+
+    def restore(self, placed: Iterable[tuple[str, QueuedPodInfo]], scheduling_cycle: int,
+                next_seq: int) -> None:
+        """Puts each pod back where a checkpoint found it (``where``'s names; in_flight is
+        not one), with its queue record as it was; the unschedulable pool keeps the order
+        given. For pods already added (their nominations made): they leave the sub-queue
+        the add put them in."""
+        for where, qpi in placed:
+            uid = qpi.pod.uid
+            for h in (self._active, self._backoff, self._error_backoff):
+                h.delete(uid)
+            self._unschedulable.pop(uid, None)
+            if qpi.gating_plugin:
+                qpi.gating_plugin_events = tuple(self.plugin_events.get(qpi.gating_plugin, ()))
+            if where == ACTIVE:
+                self._active.add_or_update(qpi)
+            elif where == BACKOFF:
+                self._backoff.add_or_update(qpi)
+            elif where == ERROR_BACKOFF:
+                self._error_backoff.add_or_update(qpi)
+            elif where in (UNSCHEDULABLE, GATED):
+                self._unschedulable[uid] = qpi
+            else:
+                raise ValueError(f"no sub-queue {where!r}")
+        self.scheduling_cycle = scheduling_cycle
+        self._seq = itertools.count(next_seq)
+
     def pending_counts(self) -> dict[str, int]:
         gated = sum(1 for q in self._unschedulable.values() if q.gated)
         return {"active": len(self._active),

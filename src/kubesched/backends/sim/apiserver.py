@@ -196,6 +196,58 @@ class ApiServer:
         for fault in self.scenario.faults:
             self.timeline.push(fault.at, FaultDue(fault))
 
+    def load_objects(self, arriving: set[str]) -> None:
+        """A state ``--state-out`` wrote, read with its SimulationState (``resume``): the
+        objects as they were (the pods in ``arriving`` are still to come). The timeline is
+        the state's, not made from the scenario's times."""
+        now = self.clock.now()
+        for node in self.scenario.nodes:
+            self.add_node(node)
+        sched = self.scheduler
+        for pod in self.scenario.pods:
+            if pod.status.phase in ("Succeeded", "Failed") or pod.uid in arriving:
+                continue
+            if pod.spec.node_name:
+                self._on_node.setdefault(pod.spec.node_name, set()).add(pod.uid)
+            else:
+                refused = self.scenario.admission_errors.get(pod.uid)
+                if sched.responsible_for(pod):
+                    self.accounting.arrived(pod, now, refused)
+                if refused is not None:
+                    continue
+            self.pods[pod.uid] = pod
+            self._by_key[pod.key] = pod.uid
+            sched.on_pod_add(pod)
+        created, deleted = self.controllers.start(self.scenario.pods)
+        for pod in deleted:
+            if pod.uid in self.pods:
+                self.delete(pod, SCALED_DOWN)
+        self._create(created)
+
+    def finishes_at(self, pod: Pod, at: float) -> None:
+        """A running pod's end, restored with its PodFinished event."""
+        self._finish_at[pod.uid] = at
+
+    def used_keys(self) -> set[str]:
+        """Every pod name used in the run so far (names are never reused)."""
+        return set(self._keys)
+
+    def remember_keys(self, keys: list[str]) -> None:
+        self._keys.update(keys)
+
+    def counters(self) -> dict[str, object]:
+        """The counts the end rule compares (``--state-out``)."""
+        return {"changes": self.changes, "ownChanges": self.own_changes,
+                "boundCount": self.bound_count,
+                "ownWrites": [list(w) for w in self.own_writes],
+                "resourceVersion": self._resource_version}
+
+    def restore_counters(self, saved: dict[str, Any]) -> None:
+        self.changes, self.own_changes = int(saved["changes"]), int(saved["ownChanges"])
+        self.bound_count = int(saved["boundCount"])
+        self.own_writes[:] = [(str(w[0]), str(w[1])) for w in saved["ownWrites"]]
+        self._resource_version = int(saved["resourceVersion"])
+
     def key_in_use(self, key: str) -> bool:
         """Whether a pod was ever named ``key`` in this run (names are never reused)."""
         return key in self._keys
@@ -617,7 +669,11 @@ class ApiServer:
 
     def not_arrived(self) -> list[Pod]:
         """Pods still to arrive (a run cut short by ``--until``), in arrival order."""
-        return [e.pod for e in self.timeline.in_order() if isinstance(e, Arrival)]
+        return [pod for _t, pod in self.arrivals()]
+
+    def arrivals(self) -> list[tuple[float, Pod]]:
+        """Pods still to arrive and when, in arrival order."""
+        return [(t, e.pod) for t, e in self.timeline.timed() if isinstance(e, Arrival)]
 
     def pod_by_key(self, key: str) -> Pod | None:
         uid = self._by_key.get(key)

@@ -68,7 +68,13 @@ class SimCluster:
     # ------------------------------------------------------------------ the run
 
     def load(self) -> None:
-        self.api.load()
+        state = self.scenario.resume
+        if state is None:
+            self.api.load()
+        else:
+            from kubesched.backends.sim.resume import restore
+
+            restore(self, state)
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> SimResult:
         start = time.perf_counter()
@@ -174,6 +180,23 @@ class SimCluster:
 
     def not_arrived(self) -> list[Pod]:
         return self.api.not_arrived()
+
+    def arrivals(self) -> list[tuple[float, Pod]]:
+        return self.api.arrivals()
+
+    def pods_in_order(self) -> list[Pod]:
+        # a node's pods in the scheduler's order, which a resumed run must see again
+        # (preemption and tie-breaks walk them in that order)
+        pods = self.api.pods
+        bound = [pods[p.uid] for ni in self.scheduler.cache.nodes.values() for p in ni.pods
+                 if p.uid in pods]
+        seen = {p.uid for p in bound}
+        return bound + [p for p in pods.values() if p.uid not in seen]
+
+    def checkpoint(self, written: set[str]) -> dict[str, Any]:
+        from kubesched.backends.sim.resume import checkpoint_document
+
+        return checkpoint_document(self, written)
 
     # ------------------------------------------------------------------ the Backend
 

@@ -93,4 +93,11 @@ class EndState(ClusterView, Protocol):
 
     def finish_time(self, uid: str) -> float | None: ...
 
-    def not_arrived(self) -> list[Pod]: ...
+    def arrivals(self) -> list[tuple[float, Pod]]: ...
+
+    def pods_in_order(self) -> list[Pod]:
+        """The pods on the API server: those bound in the order each node lists them,
+        then the others."""
+
+    def checkpoint(self, written: set[str]) -> dict[str, Any]:
+        """The ``SimulationState`` document, ``written`` the keys of the pods written."""

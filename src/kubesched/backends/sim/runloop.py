@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from kubesched.api.types import Pod
 from kubesched.backends.sim.timeline import Event, Timeline
@@ -166,6 +166,32 @@ class Rounds:
             return uids
         return None
 
+    def memory(self) -> dict[str, object]:
+        """What the end rule remembers of the round in progress and the rounds since the
+        last outside change (``--state-out``; ``restore`` takes it back)."""
+        return {"rounds": {
+            "start": self._start, "stepStart": self._step_start,
+            "stepTotal": self._step_total, "triedAt": dict(self._tried_at),
+            "tried": {u: list(o) for u, o in self._tried.items()},
+            "waited": self._waited, "waiting": sorted(self._waiting),
+            "retried": self._retried,
+            "seen": sorted(([b, [list(w) for w in writes], sorted(list(x) for x in wait),
+                             sorted([u, list(o)] for u, o in tried)]
+                            for b, writes, wait, tried in self._seen), key=repr)}}
+
+    def restore(self, memory: dict[str, Any]) -> None:
+        m = memory["rounds"]
+        self._start, self._step_start = int(m["start"]), int(m["stepStart"])
+        self._step_total = int(m["stepTotal"])
+        self._tried_at = {str(u): int(n) for u, n in m["triedAt"].items()}
+        self._tried = {str(u): (o[0], o[1]) for u, o in m["tried"].items()}
+        self._waited, self._retried = bool(m["waited"]), bool(m["retried"])
+        self._waiting = set(m["waiting"])
+        self._seen = {(int(b), tuple((w[0], w[1]) for w in writes),
+                       frozenset((x[0], x[1]) for x in wait),
+                       frozenset((u, (o[0], o[1])) for u, o in tried))
+                      for b, writes, wait, tried in m["seen"]}
+
     def _new_round(self, n: int, *, forget: bool) -> None:
         self._start = n
         self.cluster.own_writes.clear()
@@ -194,6 +220,20 @@ class RunLoop:
         self.rounds = Rounds(scheduler, cluster)
         self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
         self.series: Ticked | None = None
+        # where a run cut by ``until`` stopped: the wake-up it was about to move to, or
+        # whether it was over (``--state-out``); a restored run starts by moving there
+        self.wakeup: float | None = None
+        self.ended = False
+        self._resume: float | None = None
+        self._skip = False  # restored from a run that was over: its next run does nothing
+
+    def restore(self, memory: dict[str, Any], wakeup: float | None) -> None:
+        """Continue a run a checkpoint stopped (``resume``): the end rule's memory, and
+        the wake-up it was about to move to (None: it was over, or had nothing to wait
+        for)."""
+        self.rounds.restore(memory)
+        self.ended = self._skip = bool(memory.get("ended"))
+        self._resume = wakeup
 
     def deliver_due(self) -> None:
         now = self.clock.now()
@@ -223,14 +263,21 @@ class RunLoop:
         """Until the run is over, or (``until``) the next wake-up is past that virtual time.
         ``progress(bindings so far, events at the start)`` is called as bindings are made."""
         total = len(self.timeline)
-        queue = self.scheduler.queue
         series = self.series
         bound = 0
+        if self._skip:
+            self._skip = False
+            return
+        self.ended = False
+        resume, self._resume = self._resume, None
+        if resume is not None and not self._move_to(resume, until):
+            return
         while True:
             step = self.step()
             if series is not None:
                 series.tick()
             if self.over(step):
+                self.ended = True
                 break
             if step.busy and not step.idle:
                 if progress is not None:
@@ -241,15 +288,26 @@ class RunLoop:
                 continue
             t_next = self.next_wakeup()
             if t_next is None:
+                self.ended = True
                 break
-            if until is not None and t_next > until:
-                self.clock.advance_to(max(until, self.clock.now()))
+            if not self._move_to(t_next, until):
                 break
-            if series is not None and t_next > self.clock.now():
-                series.tick()  # the state just before the clock moves on
-            self.clock.advance_to(t_next)
-            queue.flush_backoff_completed()
-            queue.flush_unschedulable_pods_leftover()
+
+    def _move_to(self, t_next: float, until: float | None) -> bool:
+        """The clock to the next wake-up and the queue's flushes; False (the clock at
+        ``until``) when that is past ``until``."""
+        if until is not None and t_next > until:
+            self.clock.advance_to(max(until, self.clock.now()))
+            self.wakeup = t_next
+            return False
+        self.wakeup = None
+        if self.series is not None and t_next > self.clock.now():
+            self.series.tick()  # the state just before the clock moves on
+        self.clock.advance_to(t_next)
+        queue = self.scheduler.queue
+        queue.flush_backoff_completed()
+        queue.flush_unschedulable_pods_leftover()
+        return True
 
     def next_wakeup(self) -> float | None:
         """When something can next happen: a timed event, a backoff expiring, a Permit

@@ -19,7 +19,6 @@ import yaml
 
 from kubesched.api.dra.store import dra_index
 from kubesched.api.encode import encode_claim_status, encode_resource_claim
-from kubesched.api.scenario import pod_arrival
 from kubesched.api.types import ARRIVAL_ANNOTATION, DURATION_ANNOTATION, Node, Pod
 from kubesched.api.workloads import API_VERSIONS
 from kubesched.backends.sim.ports import EndState
@@ -75,6 +74,8 @@ def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
             for r in m.owner_references]
     if m.creation_timestamp is not None:
         md["creationTimestamp"] = _time(m.creation_timestamp)
+    if m.deletion_timestamp is not None:
+        md["deletionTimestamp"] = _time(m.deletion_timestamp)
     spec = dict(pod.raw_spec or {})
     spec.pop("nodeName", None)
     if node:
@@ -84,6 +85,11 @@ def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
         status["startTime"] = _time(pod.status.start_time)
     if not node and pod.status.nominated_node_name:
         status["nominatedNodeName"] = pod.status.nominated_node_name
+    if pod.status.conditions:  # (DisruptionTarget: a victim terminating by preemption)
+        status["conditions"] = [{k: v for k, v in (("type", c.type), ("status", c.status),
+                                                   ("reason", c.reason),
+                                                   ("message", c.message)) if v}
+                                for c in pod.status.conditions]
     ext = pod.status.extended_resource_claim_status
     if ext is not None:  # the claim DynamicResources made for its extended resources
         status["extendedResourceClaimStatus"] = {
@@ -96,13 +102,11 @@ def pod_doc(pod: Pod, *, node: str = "", phase: str = "Pending",
 
 
 def state_documents(sim: EndState) -> list[dict[str, Any]]:
-    now = sim.clock.now()
+    now = float(sim.clock.now())
     docs: list[dict[str, Any]] = [node_doc(n) for n in sim.nodes.values()]
     sc = sim.scenario
     keys = {p.key for p in sim.pods.values()}
-    for pod in sim.pods.values():
-        if pod.metadata.deletion_timestamp is not None:
-            continue  # terminating: going, and its controller has made its replacement
+    for pod in sim.pods_in_order():
         ann = {k: v for k, v in pod.metadata.annotations.items() if k != ARRIVAL_ANNOTATION}
         if pod.spec.node_name:
             finish = sim.finish_time(pod.uid)
@@ -112,10 +116,10 @@ def state_documents(sim: EndState) -> list[dict[str, Any]]:
                                 annotations=ann))
         else:
             docs.append(pod_doc(pod, annotations=ann))
-    for pod in sim.not_arrived():
+    for at, pod in sim.arrivals():
         keys.add(pod.key)
         ann = dict(pod.metadata.annotations)
-        ann[ARRIVAL_ANNOTATION] = _seconds(max(pod_arrival(pod) - now, 0.0))
+        ann[ARRIVAL_ANNOTATION] = _seconds(max(at - now, 0.0))
         docs.append(pod_doc(pod, annotations=ann))
     done = [p for p in sc.pods if p.status.phase in ("Succeeded", "Failed")]
     for pod in [*done, *sim.finished]:
@@ -123,7 +127,8 @@ def state_documents(sim: EndState) -> list[dict[str, Any]]:
             continue  # a later pod of that name (a StatefulSet's) is the one on the server
         keys.add(pod.key)
         phase = pod.status.phase if pod.status.phase in ("Succeeded", "Failed") else "Succeeded"
-        docs.append(pod_doc(pod, node=pod.spec.node_name, phase=phase))
+        ann = {k: v for k, v in pod.metadata.annotations.items() if k != ARRIVAL_ANNOTATION}
+        docs.append(pod_doc(pod, node=pod.spec.node_name, phase=phase, annotations=ann))
     objects = sim.objects
     claims = dict(dra_index(objects).claims)
     for doc in sc.documents:
@@ -135,6 +140,7 @@ def state_documents(sim: EndState) -> list[dict[str, Any]]:
     # the claims made during the run (from templates, for extended resources), with theirs
     docs.extend({**encode_resource_claim(c), "status": encode_claim_status(c)}
                 for c in claims.values())
+    docs.append(sim.checkpoint(keys))
     return docs
 
 

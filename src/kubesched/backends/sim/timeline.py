@@ -128,6 +128,10 @@ class Timeline:
         """Every event, in the order they would be applied."""
         return (e[3] for e in sorted(self._heap, key=lambda e: e[:3]))
 
+    def timed(self) -> list[tuple[float, Event]]:
+        """Every event with its time, in the order they would be applied."""
+        return [(e[0], e[3]) for e in sorted(self._heap, key=lambda e: e[:3])]
+
     def __len__(self) -> int:
         return len(self._heap)
 

@@ -1,0 +1,310 @@
+"""Checkpoint and resume: the ``SimulationState`` document ``--state-out`` writes next to the
+cluster's objects, and the run continued from it (``simulate STATE``) as if it had never
+stopped.
+
+What the objects alone do not say, and the uninterrupted run depends on:
+
+- the virtual clock, and the wake-up the run was about to move to when ``--until`` cut it;
+- the timeline's events still to come, in the order they would be applied (arrivals,
+  pods finishing or gone after their grace period, faults, the taint manager's evictions —
+  stale ones too: an event that finds nothing to do still wakes the run up at its time);
+- the name and tie-break generators, the scheduler's ``nextStartNodeIndex``, cycle and
+  queue counters; every queued pod's place and record (attempts, backoff, the plugins that
+  rejected it, its placements record so far);
+- the names ever used (generated names are never reused), the node tree's order when it is
+  not the nodes' order, and the end rule's memory of the round in progress.
+
+A kind of event is carried by its ``EventCodec`` (``register_event``): a name, an encoder
+to a mapping and a decoder back against the objects loaded. Events that are only ever due at
+once (a binding's echo, a stored object's) are never pending when a run stops.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kubesched.api.faults import Fault
+from kubesched.api.naming import generator_state
+from kubesched.api.parse import parse_pod
+from kubesched.api.simstate import API_VERSION, KIND, SimulationState
+from kubesched.api.types import DURATION_ANNOTATION, Pod
+from kubesched.backends.sim.timeline import (
+    Arrival,
+    Event,
+    EvictionDue,
+    FaultDue,
+    PodFinished,
+    PodGone,
+)
+from kubesched.cache.node_tree import NodeTree
+from kubesched.errors import InputError
+from kubesched.framework.types import QueuedPodInfo
+
+if TYPE_CHECKING:
+    from kubesched.backends.sim.cluster import SimCluster
+
+
+@dataclass
+class Restoring:
+    """What a decoder reads and sets while a run is restored."""
+
+    sim: SimCluster
+    state: SimulationState
+    arriving: dict[str, Pod]  # uid -> the pods an Arrival brings (not on the API server yet)
+    index: int = 0  # the timeline entry being decoded
+
+    def error(self, message: str, field: str, value: object = None) -> InputError:
+        return self.state.error(message, f"timeline[{self.index}].{field}", value)
+
+    def pod_ref(self, entry: dict[str, Any]) -> tuple[str, str]:
+        uid, key = entry.get("uid"), entry.get("pod")
+        if not isinstance(uid, str) or not uid:
+            raise self.error("must name the pod's uid", "uid", uid)
+        return uid, key if isinstance(key, str) else ""
+
+    def gone(self, uid: str, key: str) -> Pod:
+        """A stand-in for a pod no longer on the API server: its event finds nothing."""
+        ns, _, name = key.rpartition("/")
+        return parse_pod({"apiVersion": "v1", "kind": "Pod",
+                          "metadata": {"name": name or "gone", "namespace": ns or "default",
+                                       "uid": uid},
+                          "spec": {"containers": [{"name": "c"}]}})
+
+
+@dataclass(frozen=True)
+class EventCodec:
+    name: str
+    encode: Callable[[Any, SimCluster], dict[str, Any]]
+    decode: Callable[[dict[str, Any], float, Restoring], Event]
+
+
+_CODECS: dict[type, EventCodec] = {}
+_BY_NAME: dict[str, EventCodec] = {}
+
+
+def register_event(cls: type, codec: EventCodec) -> None:
+    _CODECS[cls] = codec
+    _BY_NAME[codec.name] = codec
+
+
+def _pod_fields(pod: Pod) -> dict[str, Any]:
+    return {"pod": pod.key, "uid": pod.uid}
+
+
+def _decode_arrival(e: dict[str, Any], at: float, r: Restoring) -> Event:
+    uid, _key = r.pod_ref(e)
+    pod = r.arriving.get(uid)
+    if pod is None:
+        raise r.error("names no pending Pod of the state (an arrival brings a Pod written "
+                      "without spec.nodeName)", "uid", uid)
+    return Arrival(pod)
+
+
+def _decode_finished(e: dict[str, Any], at: float, r: Restoring) -> Event:
+    uid, key = r.pod_ref(e)
+    cur = r.sim.api.pods.get(uid)
+    if cur is not None and cur.spec.node_name and cur.spec.node_name == e.get("node"):
+        r.sim.api.finishes_at(cur, at)
+        duration = e.get("duration")
+        if isinstance(duration, str):  # as the pod had it (the file says what is left)
+            cur.metadata.annotations[DURATION_ANNOTATION] = duration
+        return PodFinished(cur)
+    return PodFinished(r.gone(uid, key))
+
+
+def _encode_gone(ev: PodGone, sim: SimCluster) -> dict[str, Any]:
+    deleted: dict[str, str] = sim.api.deleted
+    return {**_pod_fields(ev.pod), "reason": deleted.get(ev.pod.uid, "deleted")}
+
+
+def _decode_gone(e: dict[str, Any], at: float, r: Restoring) -> Event:
+    uid, key = r.pod_ref(e)
+    cur = r.sim.api.pods.get(uid)
+    if cur is not None and cur.metadata.deletion_timestamp is not None:
+        reason = e.get("reason")
+        r.sim.api.deleted[uid] = reason if isinstance(reason, str) else "deleted"
+        return PodGone(cur)
+    return PodGone(r.gone(uid, key))
+
+
+_FAULT_FIELDS = [f.name for f in dataclasses.fields(Fault) if f.name not in ("at", "source")]
+
+
+def _encode_fault(ev: FaultDue, sim: SimCluster) -> dict[str, Any]:
+    f = ev.fault
+    return {"fault": {k: getattr(f, k) for k in _FAULT_FIELDS}}
+
+
+def _decode_fault(e: dict[str, Any], at: float, r: Restoring) -> Event:
+    raw = e.get("fault")
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) \
+            or not isinstance(raw.get("action"), str):
+        raise r.error("must be the fault's fields (name, action, ...)", "fault", raw)
+    unknown = sorted(set(raw) - set(_FAULT_FIELDS))
+    if unknown:
+        raise r.error("is not a field of a fault", f"fault.{unknown[0]}", raw[unknown[0]])
+    return FaultDue(Fault(at=at, source=r.state.source, **raw))
+
+
+def _encode_eviction(ev: EvictionDue, sim: SimCluster) -> dict[str, Any]:
+    entry = sim.api.taints.scheduled.get(ev.uid)
+    return {"uid": ev.uid, "since": entry[0] if entry is not None else ev.at}
+
+
+def _decode_eviction(e: dict[str, Any], at: float, r: Restoring) -> Event:
+    uid, _ = r.pod_ref(e)
+    since = e.get("since", at)
+    if isinstance(since, bool) or not isinstance(since, int | float) or since > at:
+        raise r.error("must be a time no later than the eviction's", "since", since)
+    if uid in r.sim.api.pods:
+        r.sim.api.taints.scheduled[uid] = (float(since), at)
+    return EvictionDue(uid, at)
+
+
+register_event(Arrival, EventCodec("Arrival", lambda ev, sim: _pod_fields(ev.pod),
+                                   _decode_arrival))
+register_event(PodFinished, EventCodec(
+    "PodFinished", lambda ev, sim: {
+        **_pod_fields(ev.pod), "node": ev.pod.spec.node_name,
+        "duration": ev.pod.metadata.annotations.get(DURATION_ANNOTATION)},
+    _decode_finished))
+register_event(PodGone, EventCodec("PodGone", _encode_gone, _decode_gone))
+register_event(FaultDue, EventCodec("FaultDue", _encode_fault, _decode_fault))
+register_event(EvictionDue, EventCodec("EvictionDue", _encode_eviction, _decode_eviction))
+
+
+# ---------------------------------------------------------------------- the checkpoint
+
+
+def _qpi_doc(where: str, qpi: QueuedPodInfo) -> dict[str, Any]:
+    return {"pod": qpi.pod.key, "uid": qpi.pod.uid, "where": where,
+            "timestamp": qpi.timestamp, "seq": qpi.seq,
+            "initialAttemptTimestamp": qpi.initial_attempt_timestamp,
+            "attempts": qpi.attempts, "unschedulableCount": qpi.unschedulable_count,
+            "consecutiveErrorsCount": qpi.consecutive_errors_count,
+            "unschedulablePlugins": sorted(qpi.unschedulable_plugins),
+            "pendingPlugins": sorted(qpi.pending_plugins),
+            "gatingPlugin": qpi.gating_plugin,
+            "backoffExpiration": qpi.backoff_expiration}
+
+
+def checkpoint_document(sim: SimCluster, written: set[str]) -> dict[str, Any]:
+    """The ``SimulationState`` of ``sim`` now; ``written``: the keys of the pods written
+    with it (the names used before and not among them are listed)."""
+    sched, api = sim.scheduler, sim.api
+    queue = sched.queue
+    entries = []
+    for qpi in queue.pending_pods():
+        where = queue.where(qpi.pod.uid) or ""
+        entry = _qpi_doc(where, qpi)
+        rec = sim.accounting.records.get(qpi.pod.uid)
+        if rec is not None:
+            entry["record"] = {"time": rec.time, "attempts": rec.attempts,
+                               "message": rec.message}
+        entries.append(entry)
+    timeline = []
+    for t, event in sim.timeline.timed():
+        codec = _CODECS.get(type(event))
+        if codec is None:  # (only echoes, due at once: the loop delivers them first)
+            raise RuntimeError(f"a {type(event).__name__} event cannot be carried over")
+        timeline.append({"at": t, "event": codec.name, **codec.encode(event, sim)})
+    tree = sched.cache.tree.zones
+    rebuilt = NodeTree()  # the tree the nodes make when added in the order written
+    for node in api.nodes.values():
+        rebuilt.add(node)
+    doc: dict[str, Any] = {
+        "apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": "checkpoint"},
+        "clock": float(sim.clock.now()), "wakeup": sim.loop.wakeup,
+        "generators": {"names": generator_state(api.controllers.rng),
+                       "tieBreak": generator_state(sched.handle.rng)},
+        "scheduler": {"nextStartNodeIndex": sched.next_start_node_index,
+                      "schedulingCycle": queue.scheduling_cycle,
+                      "nextSeq": queue.next_seq()},
+        "queue": entries,
+        "timeline": timeline,
+        "usedNames": sorted(api.used_keys() - written),
+        "runLoop": {"ended": sim.loop.ended, **api.counters(), **sim.loop.rounds.memory()},
+    }
+    if list(rebuilt.zones.items()) != list(tree.items()):
+        doc["nodeTree"] = [list(names) for names in tree.values()]
+    return doc
+
+
+# ---------------------------------------------------------------------- resuming
+
+
+def restore(sim: SimCluster, state: SimulationState) -> None:
+    """``sim``'s scenario is a state written with ``state``: its objects as they were, the
+    run's own state as the checkpoint left it."""
+    api, sched = sim.api, sim.scheduler
+    sim.clock.advance_to(state.clock)
+    scenario = sim.scenario
+    arriving_uids = {e.get("uid") for e in state.timeline if e.get("event") == "Arrival"}
+    arriving = {p.uid: p for p in scenario.pods
+                if not p.spec.node_name and p.uid in arriving_uids}
+    api.load_objects(set(arriving))
+    if state.node_tree is not None:
+        _restore_tree(sim, state)
+    api.controllers.rng.setstate(state.names.getstate())
+    api.remember_keys(state.used_names)
+    r = Restoring(sim, state, arriving)
+    for i, entry in enumerate(state.timeline):
+        r.index = i
+        codec = _BY_NAME.get(entry["event"])
+        if codec is None:
+            raise r.error(f"unknown event (one of {', '.join(sorted(_BY_NAME))})", "event",
+                          entry["event"])
+        at = float(entry["at"])
+        sim.timeline.push(at, codec.decode(entry, at, r))
+    placed = []
+    for i, q in enumerate(state.queue):
+        pod = sched.pending.get(q["uid"])
+        if pod is None:
+            raise state.error("names no pending Pod of the state this scheduler serves",
+                              f"queue[{i}].uid", q["uid"])
+        qpi = QueuedPodInfo(
+            pod=pod, timestamp=float(q.get("timestamp", 0)), seq=int(q.get("seq", 0)),
+            initial_attempt_timestamp=q.get("initialAttemptTimestamp"),
+            attempts=int(q.get("attempts", 0)),
+            unschedulable_count=int(q.get("unschedulableCount", 0)),
+            consecutive_errors_count=int(q.get("consecutiveErrorsCount", 0)),
+            unschedulable_plugins=set(q.get("unschedulablePlugins") or ()),
+            pending_plugins=set(q.get("pendingPlugins") or ()),
+            gating_plugin=str(q.get("gatingPlugin") or ""),
+            backoff_expiration=q.get("backoffExpiration"))
+        placed.append((str(q["where"]), qpi))
+        rec = sim.accounting.records.get(pod.uid)
+        got = q.get("record")
+        if rec is not None and isinstance(got, dict):
+            rec.time = float(got.get("time", rec.time))
+            rec.attempts = int(got.get("attempts", 0))
+            message = got.get("message")
+            rec.message = message if isinstance(message, str) else None
+    s = state.scheduler
+    sched.queue.restore(placed, s["schedulingCycle"], s["nextSeq"])
+    sched.next_start_node_index = s["nextStartNodeIndex"]
+    sched.handle.rng.setstate(state.tie_break.getstate())
+    try:
+        api.restore_counters(state.run_loop)
+        sim.loop.restore(state.run_loop, state.wakeup)
+    except (KeyError, TypeError, ValueError) as e:
+        raise state.error(f"not as --state-out writes it ({e})", "runLoop") from None
+
+
+def _restore_tree(sim: SimCluster, state: SimulationState) -> None:
+    cache = sim.scheduler.cache
+    tree = state.node_tree or []
+    names = [n for zone in tree for n in zone]
+    if sorted(names) != sorted(n for n, ni in cache.nodes.items() if ni.node is not None):
+        raise state.error("must list every node of the state once", "nodeTree",
+                          names[:5])
+    cache.tree.zones = {}
+    cache.tree.num_nodes = 0
+    for zone in tree:
+        for n in zone:
+            node = cache.nodes[n].node
+            assert node is not None
+            cache.tree.add(node)
