@@ -132,6 +132,10 @@ class SimCluster:
         return self.api.finished
 
     @property
+    def made_claims(self) -> list[dict[str, Any]]:
+        return self.api.made_claims
+
+    @property
     def controllers(self) -> Controllers:
         return self.api.controllers
 
