@@ -241,12 +241,21 @@ def _print_summary(result: SimResult) -> None:
     con = Console()
     n = len(result.records)
     rate = result.scheduled / result.wall_seconds if result.wall_seconds > 0 else 0.0
-    evicted = len(result.evicted)
-    con.print(f"[bold]{result.scheduled}[/] of {n} pods scheduled, "
-              f"[bold]{n - result.scheduled - evicted}[/] pending "
-              + (f"and [bold]{evicted}[/] evicted " if evicted else "") +
+    counts = [f"[bold]{len(result.pending)}[/] pending"]
+    for what, recs in (("evicted", result.evicted), ("preempted", result.preempted),
+                       ("for other schedulers", result.unserved)):
+        if recs:
+            counts.append(f"[bold]{len(recs)}[/] {what}")
+    said = ", ".join(counts[:-1]) + " and " + counts[-1] if len(counts) > 1 else counts[0]
+    con.print(f"[bold]{result.scheduled}[/] of {n} pods scheduled, {said} "
               f"({result.wall_seconds:.2f} s wall, {result.virtual_seconds:g} s virtual, "
               f"{rate:.0f} pods/s)")
+    if result.unserved:
+        names: dict[str, list[str]] = {}
+        for r in result.unserved:
+            names.setdefault(r.message or "", []).append(r.key)
+        for msg, keys in names.items():
+            con.print(Text(f"{msg}: {_first(keys, SHOWN_NAMES)}"))
     if result.missing_node_pods:
         listed = ", ".join(f"{k} ({n})" for k, n in list(result.missing_node_pods.items())[:5])
         more = len(result.missing_node_pods) - 5

@@ -122,8 +122,7 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
     sched.handle.pod_lister = lambda: listed
     fwk = sched.profiles.get(target.spec.scheduler_name)
     if fwk is None:
-        raise InputError(f"pod {pod_key} names schedulerName {target.spec.scheduler_name!r}, "
-                         "which no profile of the configuration serves",
+        raise InputError(f"pod {pod_key} is not scheduled here: {sched.not_served(target)}",
                          obj=f"Pod {pod_key}", field="spec.schedulerName")
     for node in cluster.nodes:
         sched.cache.add_node(node)

@@ -248,8 +248,13 @@ def test_bind_error_for_a_pod_is_retried_after_backoff():
     # errors back off 1 s, then 2 s (ConsecutiveErrorsCount), each to the end of the
     # one-second window its expiry falls in (PopFromBackoffQ): retried at 2, then 5
     assert lines == [{"pod": "default/p", "node": "n1", "time": 5.0, "attempts": 3,
-                      "message": 'running Bind plugin "DefaultBinder": Internal error '
-                                 "occurred: binding failed (Fault flaky)"}]
+                      "message": None}]  # bound: its failures are history
+    cut = SimCluster(load_scenario_text(text, "test.yaml", strict=True), check=True)
+    cut.until = 3  # after the second failure
+    assert [r.as_json() for r in cut.run().records] == [
+        {"pod": "default/p", "node": None, "time": 2.0, "attempts": 2,
+         "message": 'running Bind plugin "DefaultBinder": Internal error occurred: binding '
+                    "failed (Fault flaky)"}]
     assert sim.faults.fired == {"flaky": 2}
     assert sim.event_counts["FailedScheduling"] == 2
 

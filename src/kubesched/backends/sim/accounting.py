@@ -27,10 +27,22 @@ class PodRecord:
     message: str | None = None
     gates: tuple[str, ...] = ()  # a pod never attempted because it is still gated
     evicted_from: str | None = None  # the node a deleted / evicted pod was bound to
+    unserved: bool = False  # no profile serves its schedulerName: never attempted
 
     @property
     def evicted(self) -> bool:
         return self.message is not None and self.message.startswith(EVICTED_PREFIX)
+
+    @property
+    def preempted(self) -> bool:
+        return (self.node is None and self.message is not None
+                and self.message.startswith(PREEMPTED_BY))
+
+    @property
+    def is_pending(self) -> bool:
+        """Not bound, and waiting for this scheduler (not taken away, nor another's)."""
+        return (self.node is None and not self.evicted and not self.preempted
+                and not self.unserved)
 
     def pending_reason(self) -> str:
         if self.message:
@@ -66,7 +78,17 @@ class SimResult:
 
     @property
     def pending(self) -> list[PodRecord]:
-        return [r for r in self.records if r.node is None and not r.evicted]
+        return [r for r in self.records if r.is_pending]
+
+    @property
+    def preempted(self) -> list[PodRecord]:
+        """Pods preemption took away (their deletion asked for by a preemptor)."""
+        return [r for r in self.records if r.preempted]
+
+    @property
+    def unserved(self) -> list[PodRecord]:
+        """Pods no profile serves (another scheduler's): never attempted here."""
+        return [r for r in self.records if r.node is None and r.unserved]
 
     @property
     def evicted(self) -> list[PodRecord]:
@@ -108,6 +130,7 @@ class Accounting:
         rec.time = self._now()
         if node is not None:
             rec.node = node
+            rec.message = None  # its earlier failures are history (--decisions has them)
         else:
             rec.message = message
 
@@ -134,8 +157,10 @@ class Accounting:
     def event(self, reason: str) -> None:
         self.event_counts[reason] = self.event_counts.get(reason, 0) + 1
 
-    def arrived(self, pod: Pod, now: float, refused: str | None = None) -> None:
-        self.records[pod.uid] = PodRecord(pod.key, time=now, message=refused)
+    def arrived(self, pod: Pod, now: float, refused: str | None = None, *,
+                unserved: bool = False) -> None:
+        self.records[pod.uid] = PodRecord(pod.key, time=now, message=refused,
+                                          unserved=unserved)
 
     def deleted(self, pod: Pod, reason: str, now: float) -> None:
         """The deletion of ``pod`` was asked for: ``reason`` is its fate."""
@@ -152,7 +177,7 @@ class Accounting:
     def bound_elsewhere(self, pod: Pod, node: str, now: float) -> None:
         rec = self.records.get(pod.uid)
         if rec is not None:
-            rec.node, rec.time = node, now
+            rec.node, rec.time, rec.message = node, now, None
 
     # the end of the run
 

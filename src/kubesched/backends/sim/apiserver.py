@@ -246,6 +246,8 @@ class ApiServer:
                 self._by_key[pod.key] = pod.uid
                 if sched.responsible_for(pod):  # others never enter our queue
                     self.accounting.arrived(pod, now)
+                else:
+                    self.accounting.arrived(pod, now, sched.not_served(pod), unserved=True)
                 sched.on_pod_add(pod)
             case BindingReported(old=old, new=new):
                 sched.on_pod_update(old, new)
