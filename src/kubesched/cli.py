@@ -339,19 +339,33 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
 
     SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
     from kubesched.explain import explain as run_explain
+    from kubesched.explain import pods_ahead
 
     if "/" not in pod_key:
         _fail_input(InputError("--pod must be NAMESPACE/NAME", value=pod_key))
     try:
         scen, config = _load(scenario, config_path, features, strict, plugins)
         out = run_explain(scen, config, pod_key)
+        target = next((p for p in scen.pods if p.key == pod_key), None)
+        ahead = pods_ahead(scen, config, target) if target is not None else []
     except InputError as err:
         _fail_input(err)
         return
+    note = None
+    if ahead:
+        # explain places no pending pod: the answer may not be the cluster's
+        note = (f"note: {len(ahead)} other pending pod(s) would be scheduled before "
+                f"{pod_key} ({_first(ahead, SHOWN_NAMES)}); this judges the scenario as "
+                f"loaded, without them: `kubesched simulate SCENARIO… --explain {pod_key}` "
+                "explains it against the cluster at its last attempt in a run")
     if fmt == "json":
         click.echo(json.dumps(out, indent=1))
+        if note:
+            click.echo(note, err=True)
         return
     _print_explain(out, top)
+    if note:
+        click.echo(note)
 
 
 def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, str]]:

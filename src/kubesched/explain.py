@@ -238,3 +238,30 @@ def decide_post_filter(fwk: Any, state: CycleState, pod: Pod, n2s: Any
             nominated = res.nominated
         reasons.extend(st.reasons)
     return nominated, [], Status(Code.UNSCHEDULABLE, tuple(reasons))
+
+
+def pods_ahead(scenario: Scenario, config: SchedulerConfiguration, target: Pod) -> list[str]:
+    """The scenario's pending pods that would be scheduled before ``target`` and which
+    ``explain`` does not place: those arriving earlier, and among those arriving with it the
+    ones the queue pops first (upstream's PrioritySort: higher priority, then earlier queued;
+    creationTimestamp, then file order, as the simulator orders them) — of those a profile
+    serves, not gated, not nominated, not refused by the API server, not terminating."""
+    from kubesched.api.scenario import pod_arrival
+
+    served = {p.scheduler_name for p in config.profiles}
+
+    def waits(p: Pod) -> bool:
+        return (not p.spec.node_name and p.status.phase not in ("Succeeded", "Failed")
+                and p.spec.scheduler_name in served and not p.spec.scheduling_gates
+                and not p.status.nominated_node_name
+                and p.metadata.deletion_timestamp is None
+                and p.uid not in scenario.admission_errors)
+
+    def order(p: Pod, i: int) -> tuple[float, int, bool, float, int]:
+        ts = p.metadata.creation_timestamp
+        return (pod_arrival(p), -p.priority, ts is None, ts or 0.0, i)
+
+    index = {p.uid: i for i, p in enumerate(scenario.pods)}
+    mine = order(target, index.get(target.uid, len(index)))
+    return [p.key for i, p in enumerate(scenario.pods)
+            if p.uid != target.uid and waits(p) and order(p, i) < mine]

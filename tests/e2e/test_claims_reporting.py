@@ -54,3 +54,17 @@ def test_explain_says_no_profile_serves_it() -> None:
     assert ('no profile serves schedulerName "default-schedular" (profiles: default-scheduler)'
             in res.output)
     assert "Traceback" not in res.output
+
+
+def test_explain_says_when_other_pending_pods_come_first() -> None:
+    res = CliRunner().invoke(main, ["explain", str(DUMP), "--pod", "data/ingest-7d9c"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert ("note: 1 other pending pod(s) would be scheduled before data/ingest-7d9c "
+            "(data/report-5f8b); this judges the scenario as loaded") in out
+    assert "--explain data/ingest-7d9c" in out
+    # the first in the queue: nothing to say (pods of other schedulers do not count)
+    res = CliRunner().invoke(main, ["explain", str(DUMP), "--pod", "data/report-5f8b",
+                                    "-o", "json"])
+    assert res.exit_code == 0 and "note:" not in res.output
+    json.loads(res.stdout)
