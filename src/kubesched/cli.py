@@ -288,23 +288,40 @@ def _print_summary(result: SimResult) -> None:
             t.add_row(Text(cls), str(count))
         con.print(t)
     nodes = result.nodes
+    resources = utilisation_columns(nodes)
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
-    for col in ("node", "pods", "cpu", "memory"):
-        t.add_column(col, justify="left" if col == "node" else "right")
+    t.add_column("node")
+    t.add_column("pods", justify="right")
+    for r in resources:
+        t.add_column(Text(r), justify="right")
     shown = nodes if len(nodes) <= 20 else nodes[:20]
     for row in shown:
         t.add_row(Text(row["node"]), str(row["pods"]),
-                  _pct(row["cpu_requested"], row["cpu_allocatable"]),
-                  _pct(row["memory_requested"], row["memory_allocatable"]))
+                  *(_pct(row["requested"].get(r, 0), row["allocatable"].get(r, 0))
+                    for r in resources))
     if len(nodes) > 20:
-        t.add_row(f"... {len(nodes) - 20} more", "", "", "")
+        t.add_row(f"... {len(nodes) - 20} more", "", *("" for _ in resources))
     t.add_section()
     t.add_row("total", str(sum(r["pods"] for r in nodes)),
-              _pct(sum(r["cpu_requested"] for r in nodes),
-                   sum(r["cpu_allocatable"] for r in nodes)),
-              _pct(sum(r["memory_requested"] for r in nodes),
-                   sum(r["memory_allocatable"] for r in nodes)))
+              *(_pct(*_totals(nodes, r)) for r in resources))
     con.print(t)
+
+
+def _totals(nodes: list[dict[str, Any]], resource: str) -> tuple[int, int]:
+    return (sum(n["requested"].get(resource, 0) for n in nodes),
+            sum(n["allocatable"].get(resource, 0) for n in nodes))
+
+
+def utilisation_columns(nodes: list[dict[str, Any]]) -> list[str]:
+    """Every resource some node has (``pods`` has its own column), the most allocated
+    (requested / allocatable over all nodes) first, then by name."""
+    names = {r for n in nodes for r, v in n["allocatable"].items() if v > 0 and r != "pods"}
+
+    def share(r: str) -> float:
+        used, alloc = _totals(nodes, r)
+        return used / alloc if alloc else 0.0
+
+    return sorted(names, key=lambda r: (-share(r), r))
 
 
 SHOWN_NAMES = 3

@@ -68,3 +68,16 @@ def test_explain_says_when_other_pending_pods_come_first() -> None:
                                     "-o", "json"])
     assert res.exit_code == 0 and "note:" not in res.output
     json.loads(res.stdout)
+
+
+def test_utilisation_lists_every_resource_most_allocated_first(tmp_path: Path) -> None:
+    # the volcano pod's GPU request counted as if served: a GPU allocated on worker-1
+    text = DUMP.read_text().replace("schedulerName: volcano", "schedulerName: default-scheduler")
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(text)
+    res = CliRunner().invoke(main, ["simulate", str(dump)], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    header = next(x for x in res.stdout.splitlines() if "node" in x and "pods" in x)
+    columns = [c.strip() for c in header.strip("┃ ").split("┃")]
+    # cpu 75 %, nvidia.com/gpu 50 %, memory 38 %, ephemeral-storage 0 %
+    assert columns == ["node", "pods", "cpu", "nvidia.com/gpu", "memory", "ephemeral-storage"]

@@ -106,6 +106,9 @@ class SimCluster:
                 "cpu_allocatable": alloc.get("cpu", 0),
                 "memory_requested": ni.requested.get("memory", 0),
                 "memory_allocatable": alloc.get("memory", 0),
+                # every resource (GPUs, extended resources, …): the summary's columns
+                "requested": dict(ni.requested),
+                "allocatable": dict(alloc),
             })
         return out
 
