@@ -47,6 +47,18 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
     return scenario, config
 
 
+def _console() -> Any:
+    """rich's Console, but a reader gone (| head) ends the command as any output does
+    (``_Commands``), not with rich's own exit status 1."""
+    from rich.console import Console
+
+    class _Quiet(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return _Quiet()
+
+
 def _fail_input(err: InputError) -> None:
     click.echo(f"error: {err}", err=True)
     sys.exit(2)
@@ -58,7 +70,9 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            out = super().invoke(ctx)
+            sys.stdout.flush()  # a reader gone shows here, not at the interpreter's exit
+            return out
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except InputError as err:
@@ -67,8 +81,11 @@ class _Commands(click.Group):
             click.echo("interrupted", err=True)
             sys.exit(130)
         except BrokenPipeError:
-            sys.stderr.close()  # the reader went away (| head): nothing left to say
-            sys.exit(1)
+            # the reader went away (| head): nothing left to say, and what is still
+            # buffered goes nowhere; the exit status a shell gives a process SIGPIPE ended
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(128 + 13)
         except OSError as err:  # the machine's failure (a full disk), not kubesched's
             where = f"{err.filename}: " if err.filename else ""
             click.echo(f"error: {where}{err.strerror or err}", err=True)
@@ -234,11 +251,10 @@ def _explain_after_run(sim: Any, config: SchedulerConfiguration, key: str,
 
 
 def _print_summary(result: SimResult) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     n = len(result.records)
     rate = result.scheduled / result.wall_seconds if result.wall_seconds > 0 else 0.0
     counts = [f"[bold]{len(result.pending)}[/] pending"]
@@ -292,18 +308,18 @@ def _print_summary(result: SimResult) -> None:
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
     t.add_column("node")
     t.add_column("pods", justify="right")
-    for r in resources:
-        t.add_column(Text(r), justify="right")
+    for res in resources:
+        t.add_column(Text(res), justify="right")
     shown = nodes if len(nodes) <= 20 else nodes[:20]
     for row in shown:
         t.add_row(Text(row["node"]), str(row["pods"]),
-                  *(_pct(row["requested"].get(r, 0), row["allocatable"].get(r, 0))
-                    for r in resources))
+                  *(_pct(row["requested"].get(res, 0), row["allocatable"].get(res, 0))
+                    for res in resources))
     if len(nodes) > 20:
         t.add_row(f"... {len(nodes) - 20} more", "", *("" for _ in resources))
     t.add_section()
-    t.add_row("total", str(sum(r["pods"] for r in nodes)),
-              *(_pct(*_totals(nodes, r)) for r in resources))
+    t.add_row("total", str(sum(n["pods"] for n in nodes)),
+              *(_pct(*_totals(nodes, res)) for res in resources))
     con.print(t)
 
 
@@ -436,11 +452,10 @@ def _group(names: list[str]) -> str:
 
 
 def _print_explain(out: dict[str, Any], top: int | None = None) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     t = Table(title=f"{out['pod']}")
     t.add_column("node")
     t.add_column("verdict")
@@ -501,11 +516,10 @@ def capacity(scenario: tuple[str, ...], pod_path: str, max_count: int | None,
     if fmt == "json":
         click.echo(json.dumps(out.as_json(), indent=1))
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     first = out.first
     if first.records:
         con.print(Text(f"The scenario's {len(first.records)} pending pod(s) first: "
@@ -593,11 +607,10 @@ def _stdin_copy(text: str) -> str:
 
 
 def _print_compare(out: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     a, b = out["sides"]
     t = Table()
     t.add_column("")

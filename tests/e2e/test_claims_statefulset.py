@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from kubesched.cli import main
 
 DUMP = Path(__file__).resolve().parent.parent / "dumps" / "claims-statefulset-zones.yaml"
-NODE_A = "ip-10-0-1-11.eu-west-1.compute.internal"  # eu-west-1a: the only zone gp3-eu-west-1a allows
-NODE_C = "ip-10-0-3-33.eu-west-1.compute.internal"  # eu-west-1c: where cache-cache-0's volume is
+# eu-west-1a: the only zone gp3-eu-west-1a allows; eu-west-1c: where cache-cache-0's volume is
+NODE_A = "ip-10-0-1-11.eu-west-1.compute.internal"
+NODE_C = "ip-10-0-3-33.eu-west-1.compute.internal"
 
 
 def _simulate(tmp_path: Path, *paths: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
