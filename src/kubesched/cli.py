@@ -13,7 +13,7 @@ import click
 
 from kubesched.cliopts import decision_options, not_nan
 from kubesched.config.features import FeatureGates
-from kubesched.errors import InputError, check_output_path, require_extra
+from kubesched.errors import InputError, check_output_path, debug, require_extra
 
 if TYPE_CHECKING:
     from kubesched.api.scenario import Scenario
@@ -44,6 +44,9 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
         click.echo(f"warning: {w}", err=True)
     config = run_config(config_path, scenario.config, scenario.config_source, features,
                         plugins)
+    for name in config.unused_out_of_tree():
+        click.echo(f"warning: plugin {name} is registered (--plugin or an entry point) but "
+                   "no profile enables it: it takes no part in scheduling", err=True)
     return scenario, config
 
 
@@ -91,7 +94,7 @@ class _Commands(click.Group):
             click.echo(f"error: {where}{err.strerror or err}", err=True)
             sys.exit(1)
         except Exception as err:
-            if os.environ.get("KUBESCHED_DEBUG"):
+            if debug():
                 raise
             click.echo(f"error: internal error: {type(err).__name__}: {err} (a bug: please "
                        "report it; KUBESCHED_DEBUG=1 shows the traceback)", err=True)
