@@ -383,7 +383,8 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
         scen, config = _load(scenario, config_path, features, strict, plugins)
         out = run_explain(scen, config, pod_key)
         target = next((p for p in scen.pods if p.key == pod_key), None)
-        ahead = pods_ahead(scen, config, target) if target is not None else []
+        ahead = (pods_ahead(scen, config, target)
+                 if target is not None and fmt == "table" else [])
     except InputError as err:
         _fail_input(err)
         return
@@ -394,10 +395,8 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
                 f"{pod_key} ({_first(ahead, SHOWN_NAMES)}); this judges the scenario as "
                 f"loaded, without them: `kubesched simulate SCENARIO… --explain {pod_key}` "
                 "explains it against the cluster at its last attempt in a run")
-    if fmt == "json":
+    if fmt == "json":  # its format is pinned; the table's reader is the one to tell
         click.echo(json.dumps(out, indent=1))
-        if note:
-            click.echo(note, err=True)
         return
     _print_explain(out, top)
     if note:
