@@ -201,7 +201,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         click.echo(str(v), err=True)
         sys.exit(1)
     if placements_path:
-        lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.records)
+        lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.placements)
         if placements_path == "-":
             sys.stdout.write(lines)
         else:
@@ -258,7 +258,7 @@ def _print_summary(result: SimResult) -> None:
     from rich.text import Text
 
     con = _console()
-    n = len(result.records)
+    n = len(result.records) + len(result.unserved)
     rate = result.scheduled / result.wall_seconds if result.wall_seconds > 0 else 0.0
     counts = [f"[bold]{len(result.pending)}[/] pending"]
     for what, recs in (("evicted", result.evicted), ("preempted", result.preempted),

@@ -79,33 +79,53 @@ def find_target(scenario: Scenario, key: str) -> Pod:
     raise InputError(f"pod {key} not found in the scenario", obj=f"Pod {key}")
 
 
-def _controllers_pods(scenario: Scenario) -> list[Pod]:
-    """The pods the scenario's controllers create at the start of a run (seed 0, as
-    ``simulate`` names them by default), so ``--pod`` may name one."""
+def _controllers_pod(scenario: Scenario, key: str) -> tuple[Pod, list[dict[str, Any]]] | None:
+    """The pod named ``key`` among those the scenario's controllers create at the start of
+    a run (seed 0, as ``simulate`` names them by default), so ``--pod`` may name one, with
+    the claims its StatefulSet creates for it; None when no controller creates it."""
     from kubesched.backends.sim.controllers import Controllers
 
     if not any(scenario.objects.get(k) for k in ("ReplicaSet", "ReplicationController",
                                                  "StatefulSet", "DaemonSet", "Job")):
-        return []
+        return None
     ctl = Controllers(scenario, 0, {n.name: n for n in scenario.nodes},
                       {p.key for p in scenario.pods})
     created, _deleted = ctl.start(scenario.pods)
-    return created
+    pod = next((p for p in created if p.key == key), None)
+    return (pod, ctl.claims_for(pod)) if pod is not None else None
+
+
+def _with_claims(state: ClusterState, docs: list[dict[str, Any]]) -> ClusterState:
+    """``state`` with the claims (documents) that do not exist yet, as the StatefulSet
+    controller creates them before the pod."""
+    if not docs:
+        return state
+    from kubesched.api.storage import replace_storage_object, storage_index
+    from kubesched.api.workloads import new_claim
+
+    objects = {k: list(v) for k, v in state.objects.items()}
+    for doc in docs:
+        md = doc["metadata"]
+        if storage_index(objects).pvc(md["namespace"], md["name"]) is None:
+            replace_storage_object(objects, new_claim(doc, objects.get("StorageClass", [])))
+    return ClusterState(state.nodes, state.running, state.nominated, objects,
+                        state.namespaces)
 
 
 def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) -> dict[str, Any]:
+    claims: list[dict[str, Any]] = []
     try:
         target = find_target(scenario, pod_key)
     except InputError:
-        created = next((p for p in _controllers_pods(scenario) if p.key == pod_key), None)
+        created = _controllers_pod(scenario, pod_key)
         if created is None:
             raise
-        target = created
+        target, claims = created
     refused = scenario.admission_errors.get(target.uid)
     if refused is not None:
         raise InputError(f"pod {pod_key} can never be scheduled: the API server refuses it "
                          f"({refused})", obj=f"Pod {pod_key}")
-    return explain_pod(scenario_state(scenario), config, target)
+    return explain_pod(_with_claims(scenario_state(scenario), claims), config, target)
 
 
 def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: Pod

@@ -103,3 +103,21 @@ def test_a_bad_claim_template_is_bad_input(tmp_path: Path) -> None:
     assert "StatefulSet data/cache" in res.output
     assert "spec.volumeClaimTemplates[0].spec.resources.requests.storage" in res.output
     assert "Traceback" not in res.output
+
+
+def test_explain_judges_a_created_pod_with_its_claims() -> None:
+    # pg-1 is created when the run starts (pg-0 runs): explain judges it with the claim
+    # its StatefulSet creates before it, not as a pod whose claim is missing
+    res = CliRunner().invoke(main, ["explain", str(DUMP), "--pod", "data/pg-1", "-o", "json"])
+    assert res.exit_code == 0, res.output
+    out = yaml.safe_load(res.stdout)
+    verdicts = {n["node"]: (n["feasible"], n.get("plugin"), n.get("reasons"))
+                for n in out["nodes"]}
+    assert verdicts == {
+        NODE_A: (True, None, None),
+        "ip-10-0-2-22.eu-west-1.compute.internal":
+            (False, "VolumeBinding", ["node(s) didn't find available persistent volumes to bind"]),
+        NODE_C:
+            (False, "VolumeBinding", ["node(s) didn't find available persistent volumes to bind"]),
+    }
+    assert out["selected"] == [NODE_A]

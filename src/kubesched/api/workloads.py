@@ -224,3 +224,19 @@ def with_claim_volumes(pod_spec: dict[str, Any], sts: GenericObject, ordinal: in
     names = {v["name"] for v in ours}
     rest = [v for v in pod_spec.get("volumes") or () if v.get("name") not in names]
     return {**pod_spec, "volumes": [*ours, *rest]}
+
+
+def new_claim(doc: dict[str, Any], storage_classes: list[Any]) -> Any:
+    """The PersistentVolumeClaim the API server stores for ``doc`` (a claim the StatefulSet
+    controller creates): parsed, ``storageClassName`` defaulted as the DefaultStorageClass
+    admission plugin does, and that default written into ``doc`` too (as stored)."""
+    from kubesched.api.storage import (
+        assign_default_storage_class,
+        parse_persistent_volume_claim,
+    )
+
+    pvc = parse_persistent_volume_claim(doc)
+    assign_default_storage_class([pvc], storage_classes)
+    if pvc.spec.storage_class_name is not None:
+        doc["spec"] = {**doc["spec"], "storageClassName": pvc.spec.storage_class_name}
+    return pvc

@@ -40,9 +40,8 @@ class PodRecord:
 
     @property
     def is_pending(self) -> bool:
-        """Not bound, and waiting for this scheduler (not taken away, nor another's)."""
-        return (self.node is None and not self.evicted and not self.preempted
-                and not self.unserved)
+        """Not bound, and not taken away."""
+        return self.node is None and not self.evicted and not self.preempted
 
     def pending_reason(self) -> str:
         if self.message:
@@ -61,6 +60,7 @@ class PodRecord:
 
 @dataclass
 class SimResult:
+    # the pods this scheduler serves that entered the queue, in arrival order
     records: list[PodRecord]
     nodes: list[dict[str, Any]]
     wall_seconds: float
@@ -71,6 +71,10 @@ class SimResult:
     preemptions: dict[str, list[str]] = field(default_factory=dict)
     # DeviceClass -> devices allocated at the end of the run
     devices: dict[str, int] = field(default_factory=dict)
+    # pods no profile serves (another scheduler's): never attempted here
+    unserved: list[PodRecord] = field(default_factory=list)
+    # every line of --placements: ``records`` and ``unserved``, in arrival order
+    placements: list[PodRecord] = field(default_factory=list)
 
     @property
     def scheduled(self) -> int:
@@ -85,10 +89,6 @@ class SimResult:
         """Pods preemption took away (their deletion asked for by a preemptor)."""
         return [r for r in self.records if r.preempted]
 
-    @property
-    def unserved(self) -> list[PodRecord]:
-        """Pods no profile serves (another scheduler's): never attempted here."""
-        return [r for r in self.records if r.node is None and r.unserved]
 
     @property
     def evicted(self) -> list[PodRecord]:

@@ -21,11 +21,9 @@ from kubesched.api.storage import (
     NOT_SUPPORTED_PROVISIONER,
     PersistentVolume,
     PersistentVolumeClaim,
-    assign_default_storage_class,
     controller_bind,
     copy_object,
     object_key,
-    parse_persistent_volume_claim,
     provision_volume,
     pvc_storage_class,
     replace_storage_object,
@@ -39,6 +37,7 @@ from kubesched.api.types import (
     Pod,
     PodCondition,
 )
+from kubesched.api.workloads import new_claim
 from kubesched.backends.sim.accounting import Accounting
 from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import FaultRunner, TaintManager, node_removed
@@ -595,10 +594,7 @@ class ApiServer:
             md = doc["metadata"]
             if storage_index(objects).pvc(md["namespace"], md["name"]) is not None:
                 continue
-            pvc = parse_persistent_volume_claim(doc)
-            assign_default_storage_class([pvc], objects.get("StorageClass", ()))
-            if pvc.spec.storage_class_name is not None:
-                doc["spec"] = {**doc["spec"], "storageClassName": pvc.spec.storage_class_name}
+            pvc = new_claim(doc, objects.get("StorageClass", []))
             self._resource_version += 1
             pvc.metadata.resource_version = str(self._resource_version)
             pvc.metadata.creation_timestamp = self.clock.now()
