@@ -275,9 +275,11 @@ def test_bind_conflict_the_pod_is_already_bound_elsewhere():
             + fault("race", 0, "BindConflict", pod="p", boundTo="n2"))
     sim, lines = simulate(text)
     assert lines == [{"pod": "default/p", "node": "n2", "time": 0.0, "attempts": 1,
-                      "message": 'running Bind plugin "DefaultBinder": Operation cannot be '
-                                 'fulfilled on pods/binding "p": pod p is already assigned '
-                                 'to node "n2"'}]
+                      "message": None}]  # bound: the line has no message
+    rec = next(r for r in sim.records.values() if r.key == "default/p")
+    assert rec.message == ('running Bind plugin "DefaultBinder": Operation cannot be '
+                           'fulfilled on pods/binding "p": pod p is already assigned '
+                           'to node "n2"')
     assert sim.pods["default/p"].spec.node_name == "n2"
     assert sim.scheduler.cache.get_pod("default/p").spec.node_name == "n2"
 
@@ -287,7 +289,9 @@ def test_bind_conflict_without_bound_to_is_a_lost_answer():
     text = node("n1") + pod("p") + fault("lost", 0, "BindConflict", pod="p")
     sim, lines = simulate(text)
     assert lines[0]["node"] == "n1" and lines[0]["attempts"] == 1
-    assert "already assigned to node \"n1\"" in lines[0]["message"]
+    assert lines[0]["message"] is None  # bound: the line has no message
+    rec = next(r for r in sim.records.values() if r.key == "default/p")
+    assert rec.message is not None and "already assigned to node \"n1\"" in rec.message
     assert sim.faults.fired == {"lost": 1}
 
 

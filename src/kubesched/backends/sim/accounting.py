@@ -51,8 +51,11 @@ class PodRecord:
         return "never attempted"
 
     def as_json(self) -> dict[str, Any]:
+        # a bound pod's line has no message: its earlier failures are history (--decisions
+        # has them; ``message`` keeps the last one)
         out = {"pod": self.key, "node": self.node, "time": self.time,
-               "attempts": self.attempts, "message": self.message}
+               "attempts": self.attempts,
+               "message": None if self.node is not None else self.message}
         if self.evicted_from is not None:
             out["evicted_from"] = self.evicted_from
         return out
@@ -130,7 +133,6 @@ class Accounting:
         rec.time = self._now()
         if node is not None:
             rec.node = node
-            rec.message = None  # its earlier failures are history (--decisions has them)
         else:
             rec.message = message
 
@@ -177,7 +179,7 @@ class Accounting:
     def bound_elsewhere(self, pod: Pod, node: str, now: float) -> None:
         rec = self.records.get(pod.uid)
         if rec is not None:
-            rec.node, rec.time, rec.message = node, now, None
+            rec.node, rec.time = node, now
 
     # the end of the run
 
