@@ -13,7 +13,7 @@ import click
 
 from kubesched.cliopts import decision_options, not_nan
 from kubesched.config.features import FeatureGates
-from kubesched.errors import InputError, check_output_path, require_extra
+from kubesched.errors import InputError, check_output_path, debug, require_extra
 
 if TYPE_CHECKING:
     from kubesched.api.scenario import Scenario
@@ -44,7 +44,22 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
         click.echo(f"warning: {w}", err=True)
     config = run_config(config_path, scenario.config, scenario.config_source, features,
                         plugins)
+    for name in config.unused_out_of_tree():
+        click.echo(f"warning: plugin {name} is registered (--plugin or an entry point) but "
+                   "no profile enables it: it takes no part in scheduling", err=True)
     return scenario, config
+
+
+def _console() -> Any:
+    """rich's Console, but a reader gone (| head) ends the command as any output does
+    (``_Commands``), not with rich's own exit status 1."""
+    from rich.console import Console
+
+    class _Quiet(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return _Quiet()
 
 
 def _fail_input(err: InputError) -> None:
@@ -58,7 +73,9 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            out = super().invoke(ctx)
+            sys.stdout.flush()  # a reader gone shows here, not at the interpreter's exit
+            return out
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except InputError as err:
@@ -67,14 +84,17 @@ class _Commands(click.Group):
             click.echo("interrupted", err=True)
             sys.exit(130)
         except BrokenPipeError:
-            sys.stderr.close()  # the reader went away (| head): nothing left to say
-            sys.exit(1)
+            # the reader went away (| head): nothing left to say, and what is still
+            # buffered goes nowhere; the exit status a shell gives a process SIGPIPE ended
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(128 + 13)
         except OSError as err:  # the machine's failure (a full disk), not kubesched's
             where = f"{err.filename}: " if err.filename else ""
             click.echo(f"error: {where}{err.strerror or err}", err=True)
             sys.exit(1)
         except Exception as err:
-            if os.environ.get("KUBESCHED_DEBUG"):
+            if debug():
                 raise
             click.echo(f"error: internal error: {type(err).__name__}: {err} (a bug: please "
                        "report it; KUBESCHED_DEBUG=1 shows the traceback)", err=True)
@@ -181,7 +201,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         click.echo(str(v), err=True)
         sys.exit(1)
     if placements_path:
-        lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.records)
+        lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.placements)
         if placements_path == "-":
             sys.stdout.write(lines)
         else:
@@ -234,19 +254,27 @@ def _explain_after_run(sim: Any, config: SchedulerConfiguration, key: str,
 
 
 def _print_summary(result: SimResult) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
-    n = len(result.records)
+    con = _console()
+    n = len(result.records) + len(result.unserved)
     rate = result.scheduled / result.wall_seconds if result.wall_seconds > 0 else 0.0
-    evicted = len(result.evicted)
-    con.print(f"[bold]{result.scheduled}[/] of {n} pods scheduled, "
-              f"[bold]{n - result.scheduled - evicted}[/] pending "
-              + (f"and [bold]{evicted}[/] evicted " if evicted else "") +
+    counts = [f"[bold]{len(result.pending)}[/] pending"]
+    for what, recs in (("evicted", result.evicted), ("preempted", result.preempted),
+                       ("for other schedulers", result.unserved)):
+        if recs:
+            counts.append(f"[bold]{len(recs)}[/] {what}")
+    said = ", ".join(counts[:-1]) + " and " + counts[-1] if len(counts) > 1 else counts[0]
+    con.print(f"[bold]{result.scheduled}[/] of {n} pods scheduled, {said} "
               f"({result.wall_seconds:.2f} s wall, {result.virtual_seconds:g} s virtual, "
               f"{rate:.0f} pods/s)")
+    if result.unserved:
+        names: dict[str, list[str]] = {}
+        for r in result.unserved:
+            names.setdefault(r.message or "", []).append(r.key)
+        for msg, keys in names.items():
+            con.print(Text(f"{msg}: {_first(keys, SHOWN_NAMES)}"))
     if result.missing_node_pods:
         listed = ", ".join(f"{k} ({n})" for k, n in list(result.missing_node_pods.items())[:5])
         more = len(result.missing_node_pods) - 5
@@ -279,23 +307,40 @@ def _print_summary(result: SimResult) -> None:
             t.add_row(Text(cls), str(count))
         con.print(t)
     nodes = result.nodes
+    resources = utilisation_columns(nodes)
     t = Table(title=f"Node utilisation ({len(nodes)} nodes)")
-    for col in ("node", "pods", "cpu", "memory"):
-        t.add_column(col, justify="left" if col == "node" else "right")
+    t.add_column("node")
+    t.add_column("pods", justify="right")
+    for res in resources:
+        t.add_column(Text(res), justify="right")
     shown = nodes if len(nodes) <= 20 else nodes[:20]
     for row in shown:
         t.add_row(Text(row["node"]), str(row["pods"]),
-                  _pct(row["cpu_requested"], row["cpu_allocatable"]),
-                  _pct(row["memory_requested"], row["memory_allocatable"]))
+                  *(_pct(row["requested"].get(res, 0), row["allocatable"].get(res, 0))
+                    for res in resources))
     if len(nodes) > 20:
-        t.add_row(f"... {len(nodes) - 20} more", "", "", "")
+        t.add_row(f"... {len(nodes) - 20} more", "", *("" for _ in resources))
     t.add_section()
-    t.add_row("total", str(sum(r["pods"] for r in nodes)),
-              _pct(sum(r["cpu_requested"] for r in nodes),
-                   sum(r["cpu_allocatable"] for r in nodes)),
-              _pct(sum(r["memory_requested"] for r in nodes),
-                   sum(r["memory_allocatable"] for r in nodes)))
+    t.add_row("total", str(sum(n["pods"] for n in nodes)),
+              *(_pct(*_totals(nodes, res)) for res in resources))
     con.print(t)
+
+
+def _totals(nodes: list[dict[str, Any]], resource: str) -> tuple[int, int]:
+    return (sum(n["requested"].get(resource, 0) for n in nodes),
+            sum(n["allocatable"].get(resource, 0) for n in nodes))
+
+
+def utilisation_columns(nodes: list[dict[str, Any]]) -> list[str]:
+    """Every resource some node has (``pods`` has its own column), the most allocated
+    (requested / allocatable over all nodes) first, then by name."""
+    names = {r for n in nodes for r, v in n["allocatable"].items() if v > 0 and r != "pods"}
+
+    def share(r: str) -> float:
+        used, alloc = _totals(nodes, r)
+        return used / alloc if alloc else 0.0
+
+    return sorted(names, key=lambda r: (-share(r), r))
 
 
 SHOWN_NAMES = 3
@@ -330,19 +375,32 @@ def explain(scenario: tuple[str, ...], pod_key: str, config_path: str | None, fm
 
     SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
     from kubesched.explain import explain as run_explain
+    from kubesched.explain import pods_ahead
 
     if "/" not in pod_key:
         _fail_input(InputError("--pod must be NAMESPACE/NAME", value=pod_key))
     try:
         scen, config = _load(scenario, config_path, features, strict, plugins)
         out = run_explain(scen, config, pod_key)
+        target = next((p for p in scen.pods if p.key == pod_key), None)
+        ahead = (pods_ahead(scen, config, target)
+                 if target is not None and fmt == "table" else [])
     except InputError as err:
         _fail_input(err)
         return
-    if fmt == "json":
+    note = None
+    if ahead:
+        # explain places no pending pod: the answer may not be the cluster's
+        note = (f"note: {len(ahead)} other pending pod(s) would be scheduled before "
+                f"{pod_key} ({_first(ahead, SHOWN_NAMES)}); this judges the scenario as "
+                f"loaded, without them: `kubesched simulate SCENARIO… --explain {pod_key}` "
+                "explains it against the cluster at its last attempt in a run")
+    if fmt == "json":  # its format is pinned; the table's reader is the one to tell
         click.echo(json.dumps(out, indent=1))
         return
     _print_explain(out, top)
+    if note:
+        click.echo(note)
 
 
 def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, str]]:
@@ -396,11 +454,10 @@ def _group(names: list[str]) -> str:
 
 
 def _print_explain(out: dict[str, Any], top: int | None = None) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     t = Table(title=f"{out['pod']}")
     t.add_column("node")
     t.add_column("verdict")
@@ -461,11 +518,10 @@ def capacity(scenario: tuple[str, ...], pod_path: str, max_count: int | None,
     if fmt == "json":
         click.echo(json.dumps(out.as_json(), indent=1))
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     first = out.first
     if first.records:
         con.print(Text(f"The scenario's {len(first.records)} pending pod(s) first: "
@@ -553,11 +609,10 @@ def _stdin_copy(text: str) -> str:
 
 
 def _print_compare(out: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     a, b = out["sides"]
     t = Table()
     t.add_column("")

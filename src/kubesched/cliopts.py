@@ -16,7 +16,7 @@ from kubesched.config.features import (
     parse_version,
     unimplemented_warning,
 )
-from kubesched.errors import InputError
+from kubesched.errors import InputError, set_debug
 from kubesched.releases import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
 
@@ -57,13 +57,21 @@ def decision_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(f)
     def wrapper(*args: Any, kubernetes_version: str | None, feature_gates: tuple[str, ...],
-                plugin_specs: tuple[str, ...], **kwargs: Any) -> Any:
+                plugin_specs: tuple[str, ...], debug: bool, **kwargs: Any) -> Any:
         from kubesched.plugins.loading import out_of_tree_plugins
 
-        features = resolve_features(kubernetes_version, feature_gates)
-        return f(*args, features=features, plugins=out_of_tree_plugins(plugin_specs),
-                 **kwargs)
+        set_debug(debug)
+        try:
+            features = resolve_features(kubernetes_version, feature_gates)
+            return f(*args, features=features, plugins=out_of_tree_plugins(plugin_specs),
+                     **kwargs)
+        finally:
+            set_debug(False)  # (tests run many commands in one process)
 
+    wrapper = click.option(
+        "--debug", is_flag=True,
+        help="Show tracebacks: an out-of-tree plugin's exception (reported once per plugin "
+             "and extension point), an internal error (as KUBESCHED_DEBUG=1).")(wrapper)
     wrapper = click.option(
         "--plugin", "plugin_specs", multiple=True, metavar="MODULE:CLASS|FILE.py:CLASS",
         help="Register an out-of-tree plugin (repeatable); profiles enable it by its name. "

@@ -54,6 +54,19 @@ class InputError(Exception):
                           field=fld, value=self.value)
 
 
+_debug = False
+
+
+def debug() -> bool:
+    """Whether tracebacks are shown (``--debug``, or ``KUBESCHED_DEBUG=1``)."""
+    return _debug or bool(os.environ.get("KUBESCHED_DEBUG"))
+
+
+def set_debug(on: bool) -> None:
+    global _debug
+    _debug = on
+
+
 def check_output_path(path: str | None, option: str, *, directory: bool = False) -> None:
     """Refuse an output path that cannot be written, before any work is done (a long run's
     results must not be lost at its end). ``-`` is stdout."""

@@ -79,33 +79,53 @@ def find_target(scenario: Scenario, key: str) -> Pod:
     raise InputError(f"pod {key} not found in the scenario", obj=f"Pod {key}")
 
 
-def _controllers_pods(scenario: Scenario) -> list[Pod]:
-    """The pods the scenario's controllers create at the start of a run (seed 0, as
-    ``simulate`` names them by default), so ``--pod`` may name one."""
+def _controllers_pod(scenario: Scenario, key: str) -> tuple[Pod, list[dict[str, Any]]] | None:
+    """The pod named ``key`` among those the scenario's controllers create at the start of
+    a run (seed 0, as ``simulate`` names them by default), so ``--pod`` may name one, with
+    the claims its StatefulSet creates for it; None when no controller creates it."""
     from kubesched.backends.sim.controllers import Controllers
 
     if not any(scenario.objects.get(k) for k in ("ReplicaSet", "ReplicationController",
                                                  "StatefulSet", "DaemonSet", "Job")):
-        return []
+        return None
     ctl = Controllers(scenario, 0, {n.name: n for n in scenario.nodes},
                       {p.key for p in scenario.pods})
     created, _deleted = ctl.start(scenario.pods)
-    return created
+    pod = next((p for p in created if p.key == key), None)
+    return (pod, ctl.claims_for(pod)) if pod is not None else None
+
+
+def _with_claims(state: ClusterState, docs: list[dict[str, Any]]) -> ClusterState:
+    """``state`` with the claims (documents) that do not exist yet, as the StatefulSet
+    controller creates them before the pod."""
+    if not docs:
+        return state
+    from kubesched.api.storage import replace_storage_object, storage_index
+    from kubesched.api.workloads import new_claim
+
+    objects = {k: list(v) for k, v in state.objects.items()}
+    for doc in docs:
+        md = doc["metadata"]
+        if storage_index(objects).pvc(md["namespace"], md["name"]) is None:
+            replace_storage_object(objects, new_claim(doc, objects.get("StorageClass", [])))
+    return ClusterState(state.nodes, state.running, state.nominated, objects,
+                        state.namespaces)
 
 
 def explain(scenario: Scenario, config: SchedulerConfiguration, pod_key: str) -> dict[str, Any]:
+    claims: list[dict[str, Any]] = []
     try:
         target = find_target(scenario, pod_key)
     except InputError:
-        created = next((p for p in _controllers_pods(scenario) if p.key == pod_key), None)
+        created = _controllers_pod(scenario, pod_key)
         if created is None:
             raise
-        target = created
+        target, claims = created
     refused = scenario.admission_errors.get(target.uid)
     if refused is not None:
         raise InputError(f"pod {pod_key} can never be scheduled: the API server refuses it "
                          f"({refused})", obj=f"Pod {pod_key}")
-    return explain_pod(scenario_state(scenario), config, target)
+    return explain_pod(_with_claims(scenario_state(scenario), claims), config, target)
 
 
 def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: Pod
@@ -122,8 +142,7 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
     sched.handle.pod_lister = lambda: listed
     fwk = sched.profiles.get(target.spec.scheduler_name)
     if fwk is None:
-        raise InputError(f"pod {pod_key} names schedulerName {target.spec.scheduler_name!r}, "
-                         "which no profile of the configuration serves",
+        raise InputError(f"pod {pod_key} is not scheduled here: {sched.not_served(target)}",
                          obj=f"Pod {pod_key}", field="spec.schedulerName")
     for node in cluster.nodes:
         sched.cache.add_node(node)
@@ -239,3 +258,30 @@ def decide_post_filter(fwk: Any, state: CycleState, pod: Pod, n2s: Any
             nominated = res.nominated
         reasons.extend(st.reasons)
     return nominated, [], Status(Code.UNSCHEDULABLE, tuple(reasons))
+
+
+def pods_ahead(scenario: Scenario, config: SchedulerConfiguration, target: Pod) -> list[str]:
+    """The scenario's pending pods that would be scheduled before ``target`` and which
+    ``explain`` does not place: those arriving earlier, and among those arriving with it the
+    ones the queue pops first (upstream's PrioritySort: higher priority, then earlier queued;
+    creationTimestamp, then file order, as the simulator orders them) — of those a profile
+    serves, not gated, not nominated, not refused by the API server, not terminating."""
+    from kubesched.api.scenario import pod_arrival
+
+    served = {p.scheduler_name for p in config.profiles}
+
+    def waits(p: Pod) -> bool:
+        return (not p.spec.node_name and p.status.phase not in ("Succeeded", "Failed")
+                and p.spec.scheduler_name in served and not p.spec.scheduling_gates
+                and not p.status.nominated_node_name
+                and p.metadata.deletion_timestamp is None
+                and p.uid not in scenario.admission_errors)
+
+    def order(p: Pod, i: int) -> tuple[float, int, bool, float, int]:
+        ts = p.metadata.creation_timestamp
+        return (pod_arrival(p), -p.priority, ts is None, ts or 0.0, i)
+
+    index = {p.uid: i for i, p in enumerate(scenario.pods)}
+    mine = order(target, index.get(target.uid, len(index)))
+    return [p.key for i, p in enumerate(scenario.pods)
+            if p.uid != target.uid and waits(p) and order(p, i) < mine]

@@ -248,8 +248,13 @@ def test_bind_error_for_a_pod_is_retried_after_backoff():
     # errors back off 1 s, then 2 s (ConsecutiveErrorsCount), each to the end of the
     # one-second window its expiry falls in (PopFromBackoffQ): retried at 2, then 5
     assert lines == [{"pod": "default/p", "node": "n1", "time": 5.0, "attempts": 3,
-                      "message": 'running Bind plugin "DefaultBinder": Internal error '
-                                 "occurred: binding failed (Fault flaky)"}]
+                      "message": None}]  # bound: its failures are history
+    cut = SimCluster(load_scenario_text(text, "test.yaml", strict=True), check=True)
+    cut.until = 3  # after the second failure
+    assert [r.as_json() for r in cut.run().records] == [
+        {"pod": "default/p", "node": None, "time": 2.0, "attempts": 2,
+         "message": 'running Bind plugin "DefaultBinder": Internal error occurred: binding '
+                    "failed (Fault flaky)"}]
     assert sim.faults.fired == {"flaky": 2}
     assert sim.event_counts["FailedScheduling"] == 2
 
@@ -270,9 +275,11 @@ def test_bind_conflict_the_pod_is_already_bound_elsewhere():
             + fault("race", 0, "BindConflict", pod="p", boundTo="n2"))
     sim, lines = simulate(text)
     assert lines == [{"pod": "default/p", "node": "n2", "time": 0.0, "attempts": 1,
-                      "message": 'running Bind plugin "DefaultBinder": Operation cannot be '
-                                 'fulfilled on pods/binding "p": pod p is already assigned '
-                                 'to node "n2"'}]
+                      "message": None}]  # bound: the line has no message
+    rec = next(r for r in sim.records.values() if r.key == "default/p")
+    assert rec.message == ('running Bind plugin "DefaultBinder": Operation cannot be '
+                           'fulfilled on pods/binding "p": pod p is already assigned '
+                           'to node "n2"')
     assert sim.pods["default/p"].spec.node_name == "n2"
     assert sim.scheduler.cache.get_pod("default/p").spec.node_name == "n2"
 
@@ -282,7 +289,9 @@ def test_bind_conflict_without_bound_to_is_a_lost_answer():
     text = node("n1") + pod("p") + fault("lost", 0, "BindConflict", pod="p")
     sim, lines = simulate(text)
     assert lines[0]["node"] == "n1" and lines[0]["attempts"] == 1
-    assert "already assigned to node \"n1\"" in lines[0]["message"]
+    assert lines[0]["message"] is None  # bound: the line has no message
+    rec = next(r for r in sim.records.values() if r.key == "default/p")
+    assert rec.message is not None and "already assigned to node \"n1\"" in rec.message
     assert sim.faults.fired == {"lost": 1}
 
 

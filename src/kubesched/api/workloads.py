@@ -177,3 +177,66 @@ def _new_replica_set(d: GenericObject, name: str, h: str, template: dict[str, An
     raw = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": md,
            "spec": {"replicas": replicas, "selector": selector, "template": t}}
     return GenericObject(kind="ReplicaSet", metadata=parse_meta(md), raw=raw)
+
+
+# A StatefulSet's volumeClaimTemplates (pkg/controller/statefulset/stateful_set_utils.go)
+
+def claim_templates(sts: GenericObject) -> list[dict[str, Any]]:
+    return list((sts.raw.get("spec") or {}).get("volumeClaimTemplates") or ())
+
+
+def claim_name(template: dict[str, Any], sts_name: str, ordinal: int) -> str:
+    """getPersistentVolumeClaimName: ``<template>-<statefulset>-<ordinal>``."""
+    return f"{(template.get('metadata') or {}).get('name', '')}-{sts_name}-{ordinal}"
+
+
+def statefulset_claims(sts: GenericObject, ordinal: int) -> list[dict[str, Any]]:
+    """getPersistentVolumeClaims, as documents: each template with the pod's claim name, the
+    set's namespace and the set's ``selector.matchLabels`` over the template's labels; with
+    ``persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`` the set is the claim's
+    controller (updateClaimOwnerRefForSetAndPod; ``whenScaled`` only touches the claims of
+    pods scaled down, which the controller never creates)."""
+    spec = sts.raw.get("spec") or {}
+    match = (spec.get("selector") or {}).get("matchLabels") or {}
+    policy = spec.get("persistentVolumeClaimRetentionPolicy") or {}
+    out = []
+    for t in claim_templates(sts):
+        doc = copy.deepcopy(t)
+        md = dict(doc.get("metadata") or {})
+        md["name"] = claim_name(t, sts.metadata.name, ordinal)
+        md["namespace"] = sts.metadata.namespace
+        md["labels"] = {**(md.get("labels") or {}), **match}
+        if policy.get("whenDeleted") == "Delete":
+            md["ownerReferences"] = [owner_ref_doc(sts)]
+        out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": md,
+                    "spec": doc.get("spec") or {}})
+    return out
+
+
+def with_claim_volumes(pod_spec: dict[str, Any], sts: GenericObject, ordinal: int
+                       ) -> dict[str, Any]:
+    """updateStorage: a volume per template, named after it, mounting the pod's claim, in
+    place of any volume of that name (in template order: upstream's is a map's)."""
+    ours = [{"name": (t.get("metadata") or {}).get("name", ""),
+             "persistentVolumeClaim": {"claimName": claim_name(t, sts.metadata.name,
+                                                               ordinal)}}
+            for t in claim_templates(sts)]
+    names = {v["name"] for v in ours}
+    rest = [v for v in pod_spec.get("volumes") or () if v.get("name") not in names]
+    return {**pod_spec, "volumes": [*ours, *rest]}
+
+
+def new_claim(doc: dict[str, Any], storage_classes: list[Any]) -> Any:
+    """The PersistentVolumeClaim the API server stores for ``doc`` (a claim the StatefulSet
+    controller creates): parsed, ``storageClassName`` defaulted as the DefaultStorageClass
+    admission plugin does, and that default written into ``doc`` too (as stored)."""
+    from kubesched.api.storage import (
+        assign_default_storage_class,
+        parse_persistent_volume_claim,
+    )
+
+    pvc = parse_persistent_volume_claim(doc)
+    assign_default_storage_class([pvc], storage_classes)
+    if pvc.spec.storage_class_name is not None:
+        doc["spec"] = {**doc["spec"], "storageClassName": pvc.spec.storage_class_name}
+    return pvc

@@ -185,6 +185,11 @@ class SchedulerConfiguration:
     def kubernetes_version(self) -> str:
         return self.features.version
 
+    def unused_out_of_tree(self) -> list[str]:
+        """Out-of-tree plugins no profile enables at any extension point."""
+        enabled = {n for p in self.profiles for n in p.plugins.enabled_names()}
+        return sorted(n for n in self.out_of_tree if n not in enabled)
+
     def profile(self, scheduler_name: str) -> Profile | None:
         for p in self.profiles:
             if p.scheduler_name == scheduler_name:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from kubesched.api.types import Pod
-from kubesched.errors import InputError
+from kubesched.errors import InputError, debug
 from kubesched.framework import signers
 from kubesched.framework.batch import OpportunisticBatch
 from kubesched.framework.cycle_state import CycleState
@@ -640,10 +640,14 @@ _ERROR_RETURNS: dict[str, Callable[[Status], Any]] = {
 
 
 def guarded_call(fn: F, plugin: str, point: str) -> F:
-    """``fn`` with any exception it raises turned into the plugin's error at ``point``."""
+    """``fn`` with any exception it raises turned into the plugin's error at ``point``;
+    the first one is reported (with its traceback under ``--debug``), the others are not:
+    a plugin that fails on every node would otherwise say so thousands of times."""
     on_error = _ERROR_RETURNS.get(point)
+    reported = False
 
     def run(*args: Any) -> Any:
+        nonlocal reported
         try:
             return fn(*args)
         except (PluginError, InputError):
@@ -652,7 +656,11 @@ def guarded_call(fn: F, plugin: str, point: str) -> F:
             detail = f"{type(e).__name__}: {e}"
             if on_error is None:
                 raise PluginError(f'running {point} plugin "{plugin}": {detail}') from e
-            log.error("plugin %s raised at %s: %s", plugin, point, detail)
+            if not reported:
+                reported = True
+                log.error("plugin %s raised at %s: %s (reported once%s)", plugin, point,
+                          detail, "" if debug() else "; --debug shows the traceback",
+                          exc_info=debug())
             return on_error(Status(Code.ERROR, (detail,), plugin))
 
     return run  # type: ignore[return-value]  # same signature as fn

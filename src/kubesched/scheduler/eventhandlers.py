@@ -35,6 +35,12 @@ class EventHandlers:
     def responsible_for(self, pod: Pod) -> bool:
         return pod.spec.scheduler_name in self.profiles
 
+    def not_served(self, pod: Pod) -> str:
+        """What is said of a pending pod no profile serves (upstream's scheduler ignores it:
+        another scheduler's, or a typo that leaves it Pending for ever)."""
+        return (f'no profile serves schedulerName "{pod.spec.scheduler_name}" '
+                f"(profiles: {', '.join(self.profiles)})")
+
     def on_node_add(self, node: Node) -> None:
         self.cache.add_node(node)
         self.queue.move_all_to_active_or_backoff(ev.NODE_ADD, None, node)

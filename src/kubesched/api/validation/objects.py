@@ -152,6 +152,7 @@ def validate_controller(doc: Mapping[str, Any]) -> None:
         start = (spec.get("ordinals") or {}).get("start")
         if isinstance(start, int) and start < 0:
             invalid("spec.ordinals.start", start, "must be greater than or equal to 0")
+        _validate_claim_templates(spec.get("volumeClaimTemplates"))
     if kind == "Deployment":
         strategy = (spec.get("strategy") or {}).get("type")
         if strategy is not None and strategy not in ("Recreate", "RollingUpdate"):
@@ -164,6 +165,28 @@ def validate_controller(doc: Mapping[str, Any]) -> None:
     if policy is not None and policy != "Always":
         unsupported("spec.template.spec.restartPolicy", policy, ("Always",))
     validate_pod_spec(tspec, labels, "spec.template.spec")
+
+
+def _validate_claim_templates(templates: Any) -> None:
+    """Each of a StatefulSet's volumeClaimTemplates is a claim the controller will create:
+    checked as one now, named (the claim's name is made from it)."""
+    from kubesched.api.storage import parse_persistent_volume_claim
+    from kubesched.errors import InputError
+
+    if templates is None:
+        return
+    if not isinstance(templates, list):
+        invalid("spec.volumeClaimTemplates", templates, "must be a list")
+    for i, t in enumerate(templates):
+        path = f"spec.volumeClaimTemplates[{i}]"
+        name = ((t.get("metadata") or {}) if isinstance(t, dict) else {}).get("name")
+        if not name:
+            required(f"{path}.metadata.name")
+        try:
+            parse_persistent_volume_claim({**t, "kind": "PersistentVolumeClaim"})
+        except InputError as e:
+            raise InputError(e.message, field=f"{path}.{e.field}" if e.field else path,
+                             value=e.value) from None
 
 
 def validate_job(doc: Mapping[str, Any]) -> None:

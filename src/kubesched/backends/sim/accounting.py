@@ -27,10 +27,21 @@ class PodRecord:
     message: str | None = None
     gates: tuple[str, ...] = ()  # a pod never attempted because it is still gated
     evicted_from: str | None = None  # the node a deleted / evicted pod was bound to
+    unserved: bool = False  # no profile serves its schedulerName: never attempted
 
     @property
     def evicted(self) -> bool:
         return self.message is not None and self.message.startswith(EVICTED_PREFIX)
+
+    @property
+    def preempted(self) -> bool:
+        return (self.node is None and self.message is not None
+                and self.message.startswith(PREEMPTED_BY))
+
+    @property
+    def is_pending(self) -> bool:
+        """Not bound, and not taken away."""
+        return self.node is None and not self.evicted and not self.preempted
 
     def pending_reason(self) -> str:
         if self.message:
@@ -40,8 +51,11 @@ class PodRecord:
         return "never attempted"
 
     def as_json(self) -> dict[str, Any]:
+        # a bound pod's line has no message: its earlier failures are history (--decisions
+        # has them; ``message`` keeps the last one)
         out = {"pod": self.key, "node": self.node, "time": self.time,
-               "attempts": self.attempts, "message": self.message}
+               "attempts": self.attempts,
+               "message": None if self.node is not None else self.message}
         if self.evicted_from is not None:
             out["evicted_from"] = self.evicted_from
         return out
@@ -49,6 +63,7 @@ class PodRecord:
 
 @dataclass
 class SimResult:
+    # the pods this scheduler serves that entered the queue, in arrival order
     records: list[PodRecord]
     nodes: list[dict[str, Any]]
     wall_seconds: float
@@ -59,6 +74,10 @@ class SimResult:
     preemptions: dict[str, list[str]] = field(default_factory=dict)
     # DeviceClass -> devices allocated at the end of the run
     devices: dict[str, int] = field(default_factory=dict)
+    # pods no profile serves (another scheduler's): never attempted here
+    unserved: list[PodRecord] = field(default_factory=list)
+    # every line of --placements: ``records`` and ``unserved``, in arrival order
+    placements: list[PodRecord] = field(default_factory=list)
 
     @property
     def scheduled(self) -> int:
@@ -66,7 +85,13 @@ class SimResult:
 
     @property
     def pending(self) -> list[PodRecord]:
-        return [r for r in self.records if r.node is None and not r.evicted]
+        return [r for r in self.records if r.is_pending]
+
+    @property
+    def preempted(self) -> list[PodRecord]:
+        """Pods preemption took away (their deletion asked for by a preemptor)."""
+        return [r for r in self.records if r.preempted]
+
 
     @property
     def evicted(self) -> list[PodRecord]:
@@ -134,8 +159,10 @@ class Accounting:
     def event(self, reason: str) -> None:
         self.event_counts[reason] = self.event_counts.get(reason, 0) + 1
 
-    def arrived(self, pod: Pod, now: float, refused: str | None = None) -> None:
-        self.records[pod.uid] = PodRecord(pod.key, time=now, message=refused)
+    def arrived(self, pod: Pod, now: float, refused: str | None = None, *,
+                unserved: bool = False) -> None:
+        self.records[pod.uid] = PodRecord(pod.key, time=now, message=refused,
+                                          unserved=unserved)
 
     def deleted(self, pod: Pod, reason: str, now: float) -> None:
         """The deletion of ``pod`` was asked for: ``reason`` is its fate."""

@@ -23,6 +23,7 @@ from kubesched.api.storage import (
     PersistentVolumeClaim,
     controller_bind,
     copy_object,
+    object_key,
     provision_volume,
     pvc_storage_class,
     replace_storage_object,
@@ -36,6 +37,7 @@ from kubesched.api.types import (
     Pod,
     PodCondition,
 )
+from kubesched.api.workloads import new_claim
 from kubesched.backends.sim.accounting import Accounting
 from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
 from kubesched.backends.sim.faults import FaultRunner, TaintManager, node_removed
@@ -102,6 +104,8 @@ class ApiServer:
         self.gone: dict[str, str] = {}
         self.created: list[Pod] = []  # pods the controllers created during the run
         self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
+        # the claims the StatefulSet controller created, as created (--state-out)
+        self.made_claims: list[dict[str, Any]] = []
         self._finish_at: dict[str, float] = {}  # uid -> when a running pod finishes
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
         self._resource_version = 0
@@ -182,6 +186,9 @@ class ApiServer:
                 pending.append(((pod_arrival(pod), ts is None, ts or 0.0, i), pod))
         created, deleted = self.controllers.start(self.scenario.pods)
         doomed = {p.uid for p in deleted}
+        for pod in self.scenario.pods:
+            if pod.uid not in doomed and pod.status.phase not in ("Succeeded", "Failed"):
+                self._make_claims(pod)
         pending.sort(key=lambda kp: kp[0])
         for (arrival, *_rest), pod in pending:
             if pod.uid in doomed:  # scaled down before it was ever scheduled
@@ -290,6 +297,8 @@ class ApiServer:
                 self._by_key[pod.key] = pod.uid
                 if sched.responsible_for(pod):  # others never enter our queue
                     self.accounting.arrived(pod, now)
+                else:
+                    self.accounting.arrived(pod, now, sched.not_served(pod), unserved=True)
                 sched.on_pod_add(pod)
             case BindingReported(old=old, new=new):
                 sched.on_pod_update(old, new)
@@ -625,7 +634,26 @@ class ApiServer:
         """Pods a controller created: they arrive now (or at ``at``)."""
         for new in pods:
             self.created.append(new)
+            self._make_claims(new)
             self.timeline.push(self.clock.now() if at is None else at, Arrival(new))
+
+    def _make_claims(self, pod: Pod) -> None:
+        """The StatefulSet controller's createPersistentVolumeClaims for ``pod``: each claim
+        of its templates that does not exist is created (defaulted as the API server's
+        DefaultStorageClass admission does); one that exists is used as it is."""
+        objects = self.objects
+        for doc in self.controllers.claims_for(pod):
+            md = doc["metadata"]
+            if storage_index(objects).pvc(md["namespace"], md["name"]) is not None:
+                continue
+            pvc = new_claim(doc, objects.get("StorageClass", []))
+            self._resource_version += 1
+            pvc.metadata.resource_version = str(self._resource_version)
+            pvc.metadata.creation_timestamp = self.clock.now()
+            replace_storage_object(objects, pvc)
+            self._count("PersistentVolumeClaim", object_key(pvc))
+            self._echo(Stored(None, pvc))
+            self.made_claims.append(doc)
 
     def _after_gone(self, pod: Pod) -> None:
         """``pod`` has left the API server (the last step of a deletion, or finished)."""

@@ -85,11 +85,13 @@ class SimCluster:
         wall = time.perf_counter() - start
         acc = self.accounting
         acc.say_why_pending(self.api.pods, self.scheduler)
-        return SimResult(list(acc.records.values()), self.utilisation(), wall,
+        everyone = list(acc.records.values())
+        return SimResult([r for r in everyone if not r.unserved], self.utilisation(), wall,
                          self.clock.now(), dict(acc.event_counts),
                          dict(self.scenario.missing_node_pods), dict(acc.preemptions),
                          devices_per_class(dra_index(self.scheduler.handle.objects)
-                                           .claims.values()))
+                                           .claims.values()),
+                         unserved=[r for r in everyone if r.unserved], placements=everyone)
 
     def run_until_idle(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Deliver events and schedule until the run is over (``runloop``)."""
@@ -112,6 +114,9 @@ class SimCluster:
                 "cpu_allocatable": alloc.get("cpu", 0),
                 "memory_requested": ni.requested.get("memory", 0),
                 "memory_allocatable": alloc.get("memory", 0),
+                # every resource (GPUs, extended resources, …): the summary's columns
+                "requested": dict(ni.requested),
+                "allocatable": dict(alloc),
             })
         return out
 
@@ -136,6 +141,10 @@ class SimCluster:
     @property
     def finished(self) -> list[Pod]:
         return self.api.finished
+
+    @property
+    def made_claims(self) -> list[dict[str, Any]]:
+        return self.api.made_claims
 
     @property
     def controllers(self) -> Controllers:

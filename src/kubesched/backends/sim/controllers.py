@@ -14,7 +14,9 @@ already have their pods changes nothing, and a pod a fault takes away is replace
 New pods are made from the controller's template (parsed once per template) with the labels,
 annotations and ownerReference the controller sets; names are ``generateName``'s
 (``<name>-xxxxx``, from a generator seeded by ``--seed``) but for a StatefulSet
-(``<name>-<ordinal>``) and an indexed Job (``<name>-<index>-xxxxx``).
+(``<name>-<ordinal>``) and an indexed Job (``<name>-<index>-xxxxx``). A StatefulSet's pod
+mounts the claims of its ``volumeClaimTemplates`` (``<template>-<name>-<ordinal>``), which the
+API server creates before the pod when they are missing (``claims_for``).
 
 A pod that finishes (``kubesched.io/duration``) counts for a Job's completions; for the other
 controllers it is done and not replaced (a simulation must end; upstream would restart it).
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Callable, Container, Mapping
 from typing import Any
 
@@ -51,10 +54,13 @@ from kubesched.api.workloads import (
     LEGACY_JOB_NAME,
     POD_INDEX,
     STATEFULSET_POD_NAME,
+    claim_templates,
     controller_ref,
     has_controller,
     label_uid,
+    statefulset_claims,
     template_hash,
+    with_claim_volumes,
 )
 from kubesched.errors import InputError
 
@@ -256,13 +262,28 @@ class _StatefulSet(_Controller):
             if name in self.ctx.done:
                 continue
             if pod is None:
+                spec = (with_claim_volumes(self.template.spec_raw, self.obj, i)
+                        if claim_templates(self.obj) else None)
                 created.append(self.create(name, labels={STATEFULSET_POD_NAME: name,
-                                                         POD_INDEX: str(i)}))
+                                                         POD_INDEX: str(i)}, spec=spec))
                 if ordered:
                     break
             elif ordered and (pod.uid in self.terminating or pod.uid not in self.bound):
                 break  # OrderedReady: wait until this one runs (in the simulator: bound)
         return created, deleted
+
+
+    def claims(self, pod: Pod) -> list[dict[str, Any]]:
+        """The claims of ``pod`` from the volumeClaimTemplates (getPersistentVolumeClaims;
+        a pod whose name has no ordinal has none)."""
+        m = _ORDINAL.fullmatch(pod.name)
+        if m is None or m.group(1) != self.name or not claim_templates(self.obj):
+            return []
+        return statefulset_claims(self.obj, int(m.group(2)))
+
+
+# getParentNameAndOrdinal's statefulPodRegex
+_ORDINAL = re.compile(r"(.*)-([0-9]+)")
 
 
 class _DaemonSet(_Controller):
@@ -518,6 +539,13 @@ class Controllers:
         if finished:
             self._finished(ctl, pod)
         return self._again(ctl)
+
+    def claims_for(self, pod: Pod) -> list[dict[str, Any]]:
+        """The PersistentVolumeClaims ``pod``'s StatefulSet makes for it before it is
+        created (and for a pod it has at start: createMissingPersistentVolumeClaims), as
+        documents; none for other pods."""
+        ctl = self._owner_of.get(pod.uid)
+        return ctl.claims(pod) if isinstance(ctl, _StatefulSet) else []
 
     def bound(self, pod: Pod) -> Created:
         ctl = self._owner_of.get(pod.uid)
