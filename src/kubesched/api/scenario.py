@@ -22,6 +22,7 @@ from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kin
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
 from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
+from kubesched.api.dumptime import newest_timestamp
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
 from kubesched.api.parse import (
@@ -186,6 +187,9 @@ class Scenario:
     # every document but Pods and Nodes, as read (and the ReplicaSets Deployments made), in
     # order: what ``simulate --state-out`` writes back as loaded
     documents: list[dict[str, Any]] = field(default_factory=list)
+    # the dump's now (epoch seconds): its newest timestamp (``api.dumptime``), which virtual
+    # time 0 stands for; None when it has none
+    dump_time: float | None = None
 
 
 @dataclass
@@ -285,6 +289,9 @@ class _ScenarioBuilder:
                 self._add_object(item, source, f"{where} items[{j}]")
             return
         self._check_structure(doc, kind, source)
+        newest = newest_timestamp(doc)
+        if newest is not None and (self.sc.dump_time is None or newest > self.sc.dump_time):
+            self.sc.dump_time = newest
         if kind not in ("Node", "Pod"):
             self.sc.documents.append(doc)
         if kind == "Node":
