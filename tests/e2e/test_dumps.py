@@ -5,16 +5,22 @@ mid-rollout and mid-outage (tests/dumps/), run as the cluster would go on from t
   now (its newest timestamp), and then frees them; a pending terminating pod is never
   scheduled and is reported apart;
 - NoExecute taints the dump holds are the taint manager's from the first instant, their
-  tolerationSeconds counted from the taint's timeAdded; the ReplicaSets replace the pods.
+  tolerationSeconds counted from the taint's timeAdded; the ReplicaSets replace the pods;
+- what a dump holds that kubesched does not model is named in a one-line warning; an object
+  the release does not serve is bad input.
 """
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from click.testing import CliRunner, Result
+
 from kubesched.api.scenario import load_scenario, load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster, SimResult
+from kubesched.cli import main
 
 DUMPS = Path(__file__).parent.parent / "dumps"
 ROLLOUT = str(DUMPS / "dumps-terminating-rollout.yaml")
@@ -99,3 +105,53 @@ spec: {nodeName: n1, containers: [{name: c, image: i}]}
     sim = SimCluster(load_scenario_text(text))
     sim.run()
     assert [p.key for p in sim.pods.values()] == ["default/p"]
+
+
+# ---------------------------------------------------------------- what kubesched does not model
+
+UNMODELLED = str(DUMPS / "dumps-unmodelled.yaml")
+
+
+def _simulate(*args: str) -> Result:
+    return CliRunner().invoke(main, ["simulate", UNMODELLED, "--placements", "-", *args])
+
+
+def test_what_a_dump_holds_that_is_not_modelled_is_named_one_line_each() -> None:
+    """A training job's dump from a cluster with the Workload API on: its PodGroup is a gang
+    only under GenericWorkload (off by default in 1.37), the ConfigMap is skipped, node g7h8
+    holds more cpu than it has allocatable (its kubelet reserves more since), and the
+    namespaces the trainers' namespaceSelector looks at are not in the dump."""
+    res = _simulate()
+    assert res.exit_code == 0
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: {UNMODELLED}: skipping ConfigMap ml/trainer-config: kind not supported",
+        "warning: Namespace monitoring, ml: not in the scenario; made with only its "
+        "kubernetes.io/metadata.name label, all the pods' namespaceSelectors see of it",
+        "warning: PodGroup ml/trainer: feature gate GenericWorkload is off in Kubernetes "
+        "1.37; no gang is formed: their pods are scheduled one by one (--feature-gates "
+        "GenericWorkload=true)",
+        "warning: Node gke-ml-pool-1-g7h8: already overcommitted at load (cpu 4000m requested "
+        "of 3920m allocatable): its pods keep running; no pod needing more of that fits there",
+    ]
+    # not a gang: the one trainer that fits is bound alone
+    bound = [json.loads(line)["pod"] for line in res.stdout.splitlines()
+             if json.loads(line)["node"] is not None]
+    assert bound == ["ml/trainer-0"]
+
+
+def test_with_the_gate_on_the_pod_group_is_a_gang_and_no_warning_names_it() -> None:
+    res = _simulate("--feature-gates", "GenericWorkload=true")
+    assert res.exit_code == 0 and "PodGroup" not in res.stderr
+    assert all(json.loads(line)["node"] is None for line in res.stdout.splitlines())
+
+
+def test_an_object_the_release_does_not_serve_is_bad_input_naming_kind_version_and_gate(
+        ) -> None:
+    res = _simulate("--kubernetes-version", "1.36")
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr == (
+        f"error: {UNMODELLED}: PodGroup ml/trainer: field apiVersion: Kubernetes 1.36 does not "
+        "serve PodGroup at this apiVersion (served: scheduling.k8s.io/v1alpha2, "
+        "scheduling.x-k8s.io/v1alpha1, behind feature gate GenericWorkload) "
+        "(value: 'scheduling.k8s.io/v1beta1')\n")

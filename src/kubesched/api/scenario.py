@@ -49,6 +49,7 @@ from kubesched.api.types import (
     PriorityClass,
     Toleration,
 )
+from kubesched.api.unmodelled import gated_objects, namespaces_made, overcommitted
 from kubesched.api.validation.objects import SYSTEM_PRIORITY_CLASSES
 from kubesched.api.validation.registry import validate_object
 from kubesched.api.workloads import expand_deployments
@@ -435,9 +436,14 @@ class _ScenarioBuilder:
         sc = self.sc
         used = [p.namespace for p in sc.pods]
         used += [o.metadata.namespace for objs in sc.objects.values() for o in objs]
+        made = []
         for ns in used:
             if ns and ns not in sc.namespaces:
                 sc.namespaces[ns] = make_namespace(ns)
+                made.append(ns)
+        sc.warnings.extend(namespaces_made(made, sc.pods))
+        if self.gates is not None:
+            sc.warnings.extend(gated_objects(sc.objects, self.schema.release, self.gates))
         if self.admit:
             self._resolve_priorities()
         self._check_fault_targets()
@@ -448,6 +454,7 @@ class _ScenarioBuilder:
             sc.warnings.append(f"CronJob {cj.metadata.namespace}/{cj.metadata.name}: "
                                "kubesched does not run CronJobs; no Job is created")
         self._warn_missing_nodes()
+        sc.warnings.extend(overcommitted(sc.nodes, sc.pods))
         assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
                                      sc.objects["StorageClass"])
         sc.warnings.extend(create_template_claims(sc.pods, sc.objects))
