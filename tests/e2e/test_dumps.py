@@ -155,3 +155,12 @@ def test_an_object_the_release_does_not_serve_is_bad_input_naming_kind_version_a
         "serve PodGroup at this apiVersion (served: scheduling.k8s.io/v1alpha2, "
         "scheduling.x-k8s.io/v1alpha1, behind feature gate GenericWorkload) "
         "(value: 'scheduling.k8s.io/v1beta1')\n")
+
+
+def test_explain_refuses_a_pod_being_deleted() -> None:
+    res = CliRunner().invoke(main, ["explain", ROLLOUT, "--pod",
+                                    "shop/nightly-report-29405370-7kq2x"])
+    assert res.exit_code == 2
+    assert res.stderr == ("error: Pod shop/nightly-report-29405370-7kq2x: pod "
+                          "shop/nightly-report-29405370-7kq2x is being deleted "
+                          "(deletionTimestamp set); the scheduler skips it\n")
