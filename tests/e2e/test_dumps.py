@@ -16,6 +16,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import yaml
 from click.testing import CliRunner, Result
 
 from kubesched.api.scenario import load_scenario, load_scenario_text
@@ -58,6 +59,7 @@ def test_the_pod_waiting_for_a_terminating_pods_cpu_is_scheduled_when_it_is_gone
     # (its controller does not count a terminating pod), so no pod is created
     assert sim.created == []
     assert "shop/web-6d4c8b9f7-tq7vn" not in {p.key for p in sim.pods.values()}
+    assert sim.finished == []  # deleted, not run to completion (no Succeeded pod in --state-out)
 
 
 def test_a_pending_terminating_pod_is_never_scheduled_and_is_reported_apart() -> None:
@@ -164,3 +166,19 @@ def test_explain_refuses_a_pod_being_deleted() -> None:
     assert res.stderr == ("error: Pod shop/nightly-report-29405370-7kq2x: pod "
                           "shop/nightly-report-29405370-7kq2x is being deleted "
                           "(deletionTimestamp set); the scheduler skips it\n")
+
+
+def test_a_terminating_pods_replacement_missing_from_the_dump_is_created_once(
+        tmp_path: Path) -> None:
+    """Without the pending replacement in the dump (taken before the ReplicaSet controller
+    acted), the ReplicaSet creates it at once, as its controller would: one pod, not a second
+    one when the terminating pod is gone."""
+    dump = yaml.safe_load(Path(ROLLOUT).read_text())
+    dump["items"] = [o for o in dump["items"]
+                     if o["metadata"]["name"] != "web-7f9b5d6c8-m5zqk"]
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump(dump))
+    sim, result = _run(str(path))
+    assert [p.metadata.owner_references[0].name for p in sim.created] == ["web-7f9b5d6c8"]
+    rec = next(r for r in result.records if r.key == sim.created[0].key)
+    assert (rec.node, rec.time) == (NODE_A, 20.0)
