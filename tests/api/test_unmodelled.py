@@ -54,3 +54,14 @@ def test_made_namespaces_are_named_only_when_a_namespace_selector_reads_labels()
         "label, all the pods' namespaceSelectors see of it"]
     # an empty selector selects every namespace: labels do not matter
     assert _warnings(plain + sel.replace("{matchLabels: {team: a}}", "{}")) == []
+
+
+def test_skipped_kinds_are_one_line_per_kind_and_file() -> None:
+    events = "".join(f"---\napiVersion: v1\nkind: Event\nmetadata: {{name: e{i}, namespace: "
+                     f"default}}\n" for i in range(7))
+    cm = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"
+    sc = load_scenario_text(events + cm + NODE + events.replace("name: e", "name: f"), "d.yaml")
+    assert sc.warnings == [
+        "d.yaml: skipping 14 Event objects (default/e0, default/e1, default/e2, default/e3, "
+        "default/e4 and 9 more): kind not supported",
+        "d.yaml: skipping ConfigMap default/c: kind not supported"]

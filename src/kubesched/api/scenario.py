@@ -49,7 +49,12 @@ from kubesched.api.types import (
     PriorityClass,
     Toleration,
 )
-from kubesched.api.unmodelled import gated_objects, namespaces_made, overcommitted
+from kubesched.api.unmodelled import (
+    gated_objects,
+    name_list,
+    namespaces_made,
+    overcommitted,
+)
 from kubesched.api.validation.objects import SYSTEM_PRIORITY_CLASSES
 from kubesched.api.validation.registry import validate_object
 from kubesched.api.workloads import expand_deployments
@@ -257,6 +262,7 @@ class _ScenarioBuilder:
         self._node_names: set[str] = set()
         self._pod_keys: set[str] = set()
         self._generic_keys: set[tuple[str, str, str, str]] = set()
+        self._skipped: dict[tuple[str, str], list[str]] = {}  # (file, kind) -> objects
 
     # -- documents
 
@@ -271,6 +277,15 @@ class _ScenarioBuilder:
             if doc is None:
                 continue
             self._add_object(doc, source, f"document {i + 1}")
+        self._warn_skipped()
+
+    def _warn_skipped(self) -> None:
+        """One line per kind skipped in a file (a dump may hold thousands of Events)."""
+        for (source, kind), refs in self._skipped.items():
+            what = (f"{kind} {refs[0]}" if len(refs) == 1
+                    else f"{len(refs)} {kind} objects ({name_list(refs)})")
+            self.sc.warnings.append(f"{source}: skipping {what}: kind not supported")
+        self._skipped.clear()
 
     def _add_object(self, doc: Any, source: str, where: str) -> None:
         if not isinstance(doc, dict):
@@ -321,7 +336,7 @@ class _ScenarioBuilder:
             name = md.get("name", "?")
             md_ns = md.get("namespace")
             ref = f"{md_ns}/{name}" if md_ns else f"{name}"
-            self.sc.warnings.append(f"{source}: skipping {kind} {ref}: kind not supported")
+            self._skipped.setdefault((source, kind), []).append(ref)
 
     def _check_structure(self, doc: dict[str, Any], kind: str, source: str) -> None:
         """The API server's decoding (the apiVersion served, field types, unknown fields: a
@@ -433,6 +448,7 @@ class _ScenarioBuilder:
     # -- whole-scenario resolution
 
     def finish(self) -> Scenario:
+        self._warn_skipped()
         sc = self.sc
         used = [p.namespace for p in sc.pods]
         used += [o.metadata.namespace for objs in sc.objects.values() for o in objs]

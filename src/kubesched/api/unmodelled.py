@@ -18,7 +18,8 @@ BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-n
 _LISTED = 5  # objects named in one warning line; the rest are counted
 
 
-def _names(refs: Sequence[str]) -> str:
+def name_list(refs: Sequence[str]) -> str:
+    """Up to five names, then how many more."""
     more = len(refs) - _LISTED
     return ", ".join(refs[:_LISTED]) + (f" and {more} more" if more > 0 else "")
 
@@ -49,7 +50,7 @@ def namespaces_made(names: Iterable[str], pods: Iterable[Pod]) -> list[str]:
     made = [n for n in dict.fromkeys(names) if n not in BUILTIN_NAMESPACES]
     if not made or not _reads_namespace_labels(pods):
         return []
-    return [f"Namespace {_names(made)}: not in the scenario; made with only its "
+    return [f"Namespace {name_list(made)}: not in the scenario; made with only its "
             "kubernetes.io/metadata.name label, all the pods' namespaceSelectors see of it"]
 
 
@@ -130,7 +131,7 @@ def gated_objects(objects: Mapping[str, Sequence[Any]], release: str,
         off = [g for g in gates_of(release) if not enabled(g)]
         if refs and off:
             gates = ", ".join(off)
-            out.append(f"{kind} {_names(refs)}: feature gate {gates} "
+            out.append(f"{kind} {name_list(refs)}: feature gate {gates} "
                        f"{'is' if len(off) == 1 else 'are'} off in Kubernetes {release}; "
                        f"{effect} (--feature-gates {','.join(g + '=true' for g in off)})")
     return out
