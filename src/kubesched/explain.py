@@ -72,6 +72,9 @@ def find_target(scenario: Scenario, key: str) -> Pod:
             if pod.spec.node_name:
                 raise InputError(f"pod {key} is already running on {pod.spec.node_name}; "
                                  "explain answers for pending pods", obj=f"Pod {key}")
+            if pod.metadata.deletion_timestamp is not None:  # skipPodSchedule
+                raise InputError(f"pod {key} is being deleted (deletionTimestamp set); the "
+                                 "scheduler skips it", obj=f"Pod {key}")
             if pod.spec.scheduling_gates:
                 raise InputError(f"pod {key} is gated (waiting for scheduling gates: "
                                  f"[{' '.join(pod.spec.scheduling_gates)}])", obj=f"Pod {key}")

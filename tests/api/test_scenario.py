@@ -232,7 +232,10 @@ def test_golden_explain_scenarios_load(shared):
     assert files
     for f in files:
         sc = load_scenario([f])
-        assert sc.nodes and sc.pods and not sc.warnings
+        # upstream's harness bound some running pods beyond their node's allocatable: true,
+        # and said (issue 20); nothing else is to be warned about
+        assert sc.nodes and sc.pods and not [w for w in sc.warnings
+                                             if "already overcommitted at load" not in w]
         pending = [p for p in sc.pods if not p.spec.node_name]
         assert [p.key for p in pending] == ["default/target"]
         assert all(n.status.allocatable.get("pods", 0) > 0 for n in sc.nodes)

@@ -492,3 +492,17 @@ def test_dynamic_resources_binding_timeout_per_release() -> None:
     with pytest.raises(InputError, match="DRADeviceBindingConditions or "
                        "DRAResourceClaimDeviceStatus feature gate is disabled"):
         load_config(dra("30s"), features=V135)
+
+
+def test_a_negative_score_weight_is_used_as_given_as_upstream_does() -> None:
+    # Upstream refuses no plugin weight in its validation (pkg/scheduler/apis/config/
+    # validation/validation.go: only an extender's must be positive, tested above); the
+    # framework's getScoreWeights turns 0 into 1 and refuses only a total that could overflow
+    # int64, which int32 weights cannot reach. A negative weight therefore scores as given.
+    c = load_config(features=V135, doc=one_profile(plugins={"score": {"enabled": [
+        {"name": "TaintToleration", "weight": -3}]}}))
+    assert c.profiles[0].plugins.score.enabled == refs(("TaintToleration", -3))
+    with pytest.raises(InputError, match=r"plugins\.score\.enabled\[0\]\.weight: number out "
+                                         r"of range for int32"):
+        load_config(features=V135, doc=one_profile(plugins={"score": {"enabled": [
+            {"name": "TaintToleration", "weight": 1 << 31}]}}))

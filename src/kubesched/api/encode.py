@@ -183,7 +183,8 @@ def encode_pod(pod: Pod) -> dict[str, Any]:
 def encode_node(node: Node) -> dict[str, Any]:
     spec = _prune({
         "unschedulable": node.spec.unschedulable or None,
-        "taints": [_generic(t) for t in node.spec.taints],
+        "taints": [_prune({"key": t.key, "value": t.value, "effect": t.effect,
+                           "timeAdded": _time(t.time_added)}) for t in node.spec.taints],
     })
     st = node.status
     status = _prune({

@@ -511,6 +511,7 @@ def parse_taint(v: Any, path: str) -> Taint:
         key=_req_str(d.get("key"), f"{path}.key"),
         value=_str(d.get("value"), f"{path}.value"),
         effect=_one_of(d.get("effect"), f"{path}.effect", TAINT_EFFECTS),
+        time_added=parse_time(d.get("timeAdded"), f"{path}.timeAdded"),
     )
 
 

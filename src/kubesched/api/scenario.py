@@ -22,6 +22,7 @@ from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kin
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
 from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
+from kubesched.api.dumptime import newest_timestamp
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
 from kubesched.api.parse import (
@@ -49,6 +50,12 @@ from kubesched.api.types import (
     Pod,
     PriorityClass,
     Toleration,
+)
+from kubesched.api.unmodelled import (
+    gated_objects,
+    name_list,
+    namespaces_made,
+    overcommitted,
 )
 from kubesched.api.validation.objects import SYSTEM_PRIORITY_CLASSES
 from kubesched.api.validation.registry import validate_object
@@ -190,6 +197,9 @@ class Scenario:
     documents: list[dict[str, Any]] = field(default_factory=list)
     # a kind: SimulationState read with the objects: the run continues from it
     resume: SimulationState | None = None
+    # the dump's now (epoch seconds): its newest timestamp (``api.dumptime``), which virtual
+    # time 0 stands for; None when it has none
+    dump_time: float | None = None
 
 
 @dataclass
@@ -256,6 +266,7 @@ class _ScenarioBuilder:
         self._node_names: set[str] = set()
         self._pod_keys: set[str] = set()
         self._generic_keys: set[tuple[str, str, str, str]] = set()
+        self._skipped: dict[tuple[str, str], list[str]] = {}  # (file, kind) -> objects
 
     # -- documents
 
@@ -270,6 +281,15 @@ class _ScenarioBuilder:
             if doc is None:
                 continue
             self._add_object(doc, source, f"document {i + 1}")
+        self._warn_skipped()
+
+    def _warn_skipped(self) -> None:
+        """One line per kind skipped in a file (a dump may hold thousands of Events)."""
+        for (source, kind), refs in self._skipped.items():
+            what = (f"{kind} {refs[0]}" if len(refs) == 1
+                    else f"{len(refs)} {kind} objects ({name_list(refs)})")
+            self.sc.warnings.append(f"{source}: skipping {what}: kind not supported")
+        self._skipped.clear()
 
     def _add_object(self, doc: Any, source: str, where: str) -> None:
         if not isinstance(doc, dict):
@@ -289,6 +309,9 @@ class _ScenarioBuilder:
                 self._add_object(item, source, f"{where} items[{j}]")
             return
         self._check_structure(doc, kind, source)
+        newest = newest_timestamp(doc)
+        if newest is not None and (self.sc.dump_time is None or newest > self.sc.dump_time):
+            self.sc.dump_time = newest
         if kind not in ("Node", "Pod", STATE_KIND):
             self.sc.documents.append(doc)
         if kind == "Node":
@@ -322,7 +345,7 @@ class _ScenarioBuilder:
             name = md.get("name", "?")
             md_ns = md.get("namespace")
             ref = f"{md_ns}/{name}" if md_ns else f"{name}"
-            self.sc.warnings.append(f"{source}: skipping {kind} {ref}: kind not supported")
+            self._skipped.setdefault((source, kind), []).append(ref)
 
     def _check_structure(self, doc: dict[str, Any], kind: str, source: str) -> None:
         """The API server's decoding (the apiVersion served, field types, unknown fields: a
@@ -434,12 +457,18 @@ class _ScenarioBuilder:
     # -- whole-scenario resolution
 
     def finish(self) -> Scenario:
+        self._warn_skipped()
         sc = self.sc
         used = [p.namespace for p in sc.pods]
         used += [o.metadata.namespace for objs in sc.objects.values() for o in objs]
+        made = []
         for ns in used:
             if ns and ns not in sc.namespaces:
                 sc.namespaces[ns] = make_namespace(ns)
+                made.append(ns)
+        sc.warnings.extend(namespaces_made(made, sc.pods))
+        if self.gates is not None:
+            sc.warnings.extend(gated_objects(sc.objects, self.schema.release, self.gates))
         if self.admit:
             self._resolve_priorities()
         self._check_fault_targets()
@@ -450,6 +479,7 @@ class _ScenarioBuilder:
             sc.warnings.append(f"CronJob {cj.metadata.namespace}/{cj.metadata.name}: "
                                "kubesched does not run CronJobs; no Job is created")
         self._warn_missing_nodes()
+        sc.warnings.extend(overcommitted(sc.nodes, sc.pods))
         assign_default_storage_class(sc.objects["PersistentVolumeClaim"],
                                      sc.objects["StorageClass"])
         sc.warnings.extend(create_template_claims(sc.pods, sc.objects))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from kubesched.api.unmodelled import api_gate
 from kubesched.errors import InputError
 
 _SCHEMA_PACKAGE = "kubernetes_validate"
@@ -238,8 +239,10 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
         raise InputError("must be a string", field="apiVersion", value=_short(api_version))
     if api_version not in versions:
         served = ", ".join(sorted(versions))
+        gate = api_gate(kind, api_version)
+        behind = f", behind feature gate {gate}" if gate else ""
         raise InputError(f"Kubernetes {schema.release} does not serve {kind} at this "
-                         f"apiVersion (served: {served})", field="apiVersion",
+                         f"apiVersion (served: {served}{behind})", field="apiVersion",
                          value=api_version)
     shape = schema.shape_of(kind, api_version)
     assert shape is not None

@@ -184,6 +184,9 @@ class Taint:
     key: str
     value: str = ""
     effect: str = ""  # NoSchedule, PreferNoSchedule, NoExecute
+    # epoch seconds (NoExecute taints: when the taint manager's clock starts); not part of
+    # the taint's identity, as upstream's Taint.MatchTaint
+    time_added: float | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True, frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubesched.api.dra.store import dra_index, remove_claim, replace_claim, with_status
 from kubesched.api.dra.types import ResourceClaim, claim_is_for_pod
+from kubesched.api.dumptime import virtual_time
 from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
@@ -40,7 +41,12 @@ from kubesched.api.types import (
 from kubesched.api.workloads import new_claim
 from kubesched.backends.sim.accounting import Accounting
 from kubesched.backends.sim.controllers import SCALED_DOWN, Controllers
-from kubesched.backends.sim.faults import FaultRunner, TaintManager, node_removed
+from kubesched.backends.sim.faults import (
+    TERMINATING_AT_LOAD,
+    FaultRunner,
+    TaintManager,
+    node_removed,
+)
 from kubesched.backends.sim.invariants import InvariantChecker, InvariantViolation
 from kubesched.backends.sim.timeline import (
     Arrival,
@@ -177,6 +183,8 @@ class ApiServer:
                 self._by_key[pod.key] = pod.uid
                 self._on_node.setdefault(pod.spec.node_name, set()).add(pod.uid)
                 self.scheduler.on_pod_add(pod)
+                if pod.metadata.deletion_timestamp is not None:
+                    self._terminating_at_load(pod, 0.0)
                 d = pod_duration(pod)
                 if d is not None:  # running since time 0
                     self._finish_at[pod.uid] = d
@@ -195,11 +203,15 @@ class ApiServer:
                 self.deleted[pod.uid] = self.gone[pod.uid] = SCALED_DOWN
             else:
                 self.timeline.push(arrival, Arrival(pod))
+                if pod.metadata.deletion_timestamp is not None:
+                    self._terminating_at_load(pod, arrival)
         for pod in deleted:
             if pod.uid in self.pods:
                 self.delete(pod, SCALED_DOWN)
         for pod in created:  # a template's kubesched.io/arrival: when its pods are created
             self._create([pod], at=pod_arrival(pod))
+        for node in self.scenario.nodes:  # NoExecute taints the dump holds
+            self.taints.node_loaded(node, self.scenario.dump_time)
         for fault in self.scenario.faults:
             self.timeline.push(fault.at, FaultDue(fault))
 
@@ -255,6 +267,16 @@ class ApiServer:
         self.own_writes[:] = [(str(w[0]), str(w[1])) for w in saved["ownWrites"]]
         self._resource_version = int(saved["resourceVersion"])
 
+    def _terminating_at_load(self, pod: Pod, arrival: float) -> None:
+        """A pod the scenario holds terminating (deletionTimestamp): it is gone at its
+        deletionTimestamp at the latest (the API server set it to the deletion's time plus
+        the grace period), counted from the dump's now; until then a bound one holds its
+        resources, a pending one is never scheduled (skipPodSchedule). Its controller does
+        not count it (it made the replacement before the dump was taken)."""
+        self.deleted[pod.uid] = TERMINATING_AT_LOAD
+        gone = virtual_time(pod.metadata.deletion_timestamp, self.scenario.dump_time)
+        self.timeline.push(max(arrival, gone), PodGone(pod))
+
     def key_in_use(self, key: str) -> bool:
         """Whether a pod was ever named ``key`` in this run (names are never reused)."""
         return key in self._keys
@@ -297,6 +319,8 @@ class ApiServer:
                 self._by_key[pod.key] = pod.uid
                 if sched.responsible_for(pod):  # others never enter our queue
                     self.accounting.arrived(pod, now)
+                    if pod.uid in self.deleted:  # terminating at load: its fate is known
+                        self.accounting.deleted(pod, self.deleted[pod.uid], now)
                 else:
                     self.accounting.arrived(pod, now, sched.not_served(pod), unserved=True)
                 sched.on_pod_add(pod)
