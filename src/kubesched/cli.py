@@ -163,7 +163,6 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
             _fail_input(InputError("--explain must be NAMESPACE/NAME", value=key))
     if len(stdout_users) > 1:
         both = "both" if len(stdout_users) == 2 else "all"
-
         _fail_input(InputError(f"{' and '.join(stdout_users)} cannot {both} be stdout"))
     try:
         scen, config = _load(paths, config_path, features, strict, plugins)

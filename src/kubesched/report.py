@@ -218,7 +218,8 @@ def _placed_rows(result: SimResult, placed: dict[str, dict[str, Any]] | None
             rows.append([r.key, r.node, r.time, r.attempts, "", "", ""])
             continue
         top = rec["top"]
-        chosen = next((t["total"] for t in top if t["node"] == r.node), "")
+        # the chosen node has the highest total, listed or not (more than K may tie)
+        chosen = top[0]["total"] if top else ""
         others = [f"{t['node']} ({t['total']})" for t in top if t["node"] != r.node]
         if not top:
             others = ["not scored: the only feasible node" if rec["feasible"] == 1

@@ -147,6 +147,10 @@ def test_every_cycle_equals_explain_of_its_cluster(seed: int) -> None:
     sim.scheduler.decisions = Compare([records.append], ALL)
     result = sim.run()
     assert checked == len(records) >= len(result.records)
+    last = {r["pod"]: r for r in records}
+    for rec in result.records:  # a bound pod's last line is its binding cycle
+        if rec.node is not None:
+            assert (last[rec.key]["node"], last[rec.key]["attempt"]) == (rec.node, rec.attempts)
 
 
 @pytest.mark.parametrize("seed", range(6))

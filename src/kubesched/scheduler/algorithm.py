@@ -112,7 +112,7 @@ class Algorithm:
             return ScheduleResult(host, evaluated, 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
         if self.decisions is not None:
-            self.decisions.scored(names, feasible, scores)
+            self.decisions.scored(snap.table, feasible, scores)
         pick = self._select_host_index(scores.totals, scores.extender_scored)
         host = names[int(feasible[pick])]
         if self._batching:

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from kubesched.framework.node_table import NodeTable
 from kubesched.framework.runtime import ScoreOutcome
+from kubesched.framework.table_cache import NodeValue
 from kubesched.framework.types import QueuedPodInfo
 
 DEFAULT_TOP = 3
@@ -32,10 +34,12 @@ class DecisionLog:
         self.sinks = list(sinks)
         self.top = top
         self._best: list[Record] = []  # the current cycle's, from ``scored``
+        self._ranks: NodeValue[np.ndarray] = NodeValue()
 
-    def scored(self, names: Sequence[str], feasible: np.ndarray, scores: ScoreOutcome
-               ) -> None:
-        self._best = best_nodes(names, feasible, scores, self.top)
+    def scored(self, table: NodeTable, feasible: np.ndarray, scores: ScoreOutcome) -> None:
+        if self.top > 0:
+            rank = self._ranks.get(table, name_ranks)
+            self._best = best_nodes(table.names, rank, feasible, scores, self.top)
 
     def decided(self, qpi: QueuedPodInfo, time: float, node: str | None, evaluated: int,
                 feasible: int, message: str | None, preemption: dict[str, Any] | None
@@ -48,32 +52,45 @@ class DecisionLog:
             sink(record)
 
 
-def best_nodes(names: Sequence[str], feasible: np.ndarray, scores: ScoreOutcome, k: int
-               ) -> list[Record]:
+def name_ranks(table: NodeTable) -> np.ndarray:
+    """Each table row's place among the nodes sorted by name (ties among totals go by it)."""
+    ranks = np.empty(len(table.names), dtype=np.int64)
+    ranks[np.argsort(np.array(table.names, dtype=str), kind="stable")] = np.arange(len(ranks))
+    return ranks
+
+
+def best_nodes(names: Sequence[str], rank: np.ndarray, feasible: np.ndarray,
+               scores: ScoreOutcome, k: int) -> list[Record]:
     """The ``k`` highest totals among the scored nodes (``feasible``: their table rows, in
-    the order of ``scores``' columns), best first, ties by node name; each with its total
-    and every score plugin's normalized score before weight (and, when extenders scored,
-    what each added to the total)."""
+    the order of ``scores``' columns; ``rank``: each row's place by name), best first, ties
+    by node name; each with its total and every score plugin's normalized score before
+    weight (and, when extenders scored, what each added to the total)."""
     totals = scores.totals
     n = len(totals)
     if k <= 0 or n == 0:
         return []
     if k < n:
-        # only the nodes at or above the k-th highest total can be among the k best
+        # Those above the k-th highest total are in (fewer than k); of those at it (often
+        # hundreds: equal nodes score alike), the first by name.
         kth = np.partition(totals, n - k)[n - k]
-        cols = np.flatnonzero(totals >= kth).tolist()
+        above = np.flatnonzero(totals > kth)
+        tied = np.flatnonzero(totals == kth)
+        need = k - len(above)
+        if len(tied) > need:
+            tied = tied[np.argpartition(rank[feasible[tied]], need - 1)[:need]]
+        cols = np.concatenate([above, tied])
     else:
-        cols = list(range(n))
-    tot = totals.tolist()
-    rows = feasible.tolist()
-    cols.sort(key=lambda c: (-tot[c], names[rows[c]]))
+        cols = np.arange(n)
+    cols = cols[np.lexsort((rank[feasible[cols]], -totals[cols]))]
+    rows = feasible[cols].tolist()
+    per_node = scores.scores[:, cols].T.tolist()
     plugins = scores.plugins
-    per_plugin = scores.scores
     extenders = scores.extender_scores or {}
     out = []
-    for c in cols[:k]:
-        entry: Record = {"node": names[rows[c]], "total": int(tot[c]),
-                         "scores": {p: int(per_plugin[j, c]) for j, p in enumerate(plugins)}}
+    for c, row, total, plugin_scores in zip(cols.tolist(), rows, totals[cols].tolist(),
+                                            per_node, strict=True):
+        entry: Record = {"node": names[row], "total": total,
+                         "scores": dict(zip(plugins, plugin_scores, strict=True))}
         if extenders:
             entry["extenders"] = {e: int(added[c]) for e, (_raw, added) in extenders.items()}
         out.append(entry)

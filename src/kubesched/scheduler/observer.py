@@ -4,12 +4,12 @@ record what each scheduling cycle computed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework.node_table import NodeTable
 from kubesched.framework.runtime import ScoreOutcome
 from kubesched.framework.types import QueuedPodInfo
 
@@ -33,8 +33,8 @@ class DecisionObserver(Protocol):
     its feasible nodes when it scored them, then its outcome. Set as the scheduler's
     ``decisions``; unset, the cycles do nothing for it."""
 
-    def scored(self, names: Sequence[str], feasible: np.ndarray, scores: ScoreOutcome
-               ) -> None: ...
+    def scored(self, table: NodeTable, feasible: np.ndarray, scores: ScoreOutcome) -> None:
+        """``scores`` of the table rows ``feasible`` (in the order of its columns)."""
 
     def decided(self, qpi: QueuedPodInfo, time: float, node: str | None, evaluated: int,
                 feasible: int, message: str | None, preemption: dict[str, Any] | None
