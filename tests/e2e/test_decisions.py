@@ -6,6 +6,7 @@ between the plugins' batch and per-node forms."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,21 @@ def test_batch_and_per_node_forms_record_alike(seed: int) -> None:
                                    registry=per_node_registry()))
     assert fast == slow
     assert any(len(r["top"]) > 1 for r in fast)
+
+
+@pytest.mark.parametrize(("seed", "k"), [(0, 1), (1, 2), (2, 3), (3, 5)])
+def test_the_k_best_are_the_first_k_of_all(seed: int, k: int) -> None:
+    """--decisions-top K lists the first K of every scored node best first, ties by name
+    (the many nodes tied at the K-th total are picked by name, not all sorted)."""
+    # node names falling as the table's rows go on, so that row order is not name order
+    text = re.sub(r"\bn(\d\d)\b", lambda m: f"n{99 - int(m.group(1))}", scenario(seed))
+    every = run_recorded(SimCluster(load_scenario_text(text, "t.yaml"), seed=seed))
+    some = run_recorded(SimCluster(load_scenario_text(text, "t.yaml"), seed=seed), k)
+    assert [r["top"] for r in some] == [r["top"][:k] for r in every]
+    assert [{**r, "top": None} for r in some] == [{**r, "top": None} for r in every]
+    assert all(r["top"] == best_first(r["top"]) for r in every)
+    assert any(len(r["top"]) > k and r["top"][k - 1]["total"] == r["top"][k]["total"]
+               for r in every)  # some cycle had ties across the K-th place
 
 
 # ---------------------------------------------------------------------------- the command
