@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from tests.e2e.test_forms_agree import per_node_registry, scenario
@@ -29,8 +31,9 @@ from kubesched.backends.sim.cluster import SimCluster
 from kubesched.cli import main
 from kubesched.config import default_config
 from kubesched.explain import explain_pod
+from kubesched.framework.runtime import ScoreOutcome
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.scheduler.decisions import DecisionLog
+from kubesched.scheduler.decisions import DecisionLog, best_nodes, name_ranks
 from shared_files import golden_config, load_golden
 
 ALL = 10**6  # --decisions-top: every scored node
@@ -177,6 +180,23 @@ def test_the_k_best_are_the_first_k_of_all(seed: int, k: int) -> None:
     assert all(r["top"] == best_first(r["top"]) for r in every)
     assert any(len(r["top"]) > k and r["top"][k - 1]["total"] == r["top"][k]["total"]
                for r in every)  # some cycle had ties across the K-th place
+
+
+@pytest.mark.parametrize("scale", [1, 1 << 61])  # (totals too large for one int64 key)
+def test_best_nodes_by_total_then_name(scale: int) -> None:
+    rng = np.random.default_rng(7)
+    names = [f"node-{i:03d}" for i in rng.permutation(300)]
+    rank = name_ranks(SimpleNamespace(names=names))  # type: ignore[arg-type]
+    feasible = rng.choice(300, size=120, replace=False)
+    plugin_scores = rng.integers(0, 101, size=(2, 120))
+    totals = rng.integers(0, 4, size=120) * scale
+    out = ScoreOutcome(["A", "B"], plugin_scores, np.ones(2, dtype=np.int64), totals)
+    want = sorted(range(120), key=lambda c: (-int(totals[c]), names[feasible[c]]))
+    for k in (1, 3, 50, 120, 500):
+        assert best_nodes(names, rank, feasible, out, k) == [
+            {"node": names[feasible[c]], "total": int(totals[c]),
+             "scores": {"A": int(plugin_scores[0, c]), "B": int(plugin_scores[1, c])}}
+            for c in want[:k]]
 
 
 # ---------------------------------------------------------------------------- the command

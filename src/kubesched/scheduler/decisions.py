@@ -21,6 +21,7 @@ from kubesched.framework.table_cache import NodeValue
 from kubesched.framework.types import QueuedPodInfo
 
 DEFAULT_TOP = 3
+_KEY_LIMIT = 1 << 62
 
 Record = dict[str, Any]
 
@@ -69,19 +70,16 @@ def best_nodes(names: Sequence[str], rank: np.ndarray, feasible: np.ndarray,
     n = len(totals)
     if k <= 0 or n == 0:
         return []
-    if k < n:
-        # Those above the k-th highest total are in (fewer than k); of those at it (often
-        # hundreds: equal nodes score alike), the first by name.
-        kth = np.partition(totals, n - k)[n - k]
-        above = np.flatnonzero(totals > kth)
-        tied = np.flatnonzero(totals == kth)
-        need = k - len(above)
-        if len(tied) > need:
-            tied = tied[np.argpartition(rank[feasible[tied]], need - 1)[:need]]
-        cols = np.concatenate([above, tied])
+    ranks = rank[feasible]
+    span = len(rank)  # ranks are 0 .. span - 1
+    if -_KEY_LIMIT // span < int(totals.min()) and int(totals.max()) < _KEY_LIMIT // span:
+        # one int64 key, higher first: the total, then the name's rank (a few numpy calls
+        # whatever the number of nodes tied: equal nodes score alike)
+        key = totals * span - ranks
+        cols = np.argpartition(key, n - k)[n - k:] if k < n else np.arange(n)
+        cols = cols[np.argsort(-key[cols])]
     else:
-        cols = np.arange(n)
-    cols = cols[np.lexsort((rank[feasible[cols]], -totals[cols]))]
+        cols = np.lexsort((ranks, -totals))[:k]
     rows = feasible[cols].tolist()
     per_node = scores.scores[:, cols].T.tolist()
     plugins = scores.plugins
