@@ -309,3 +309,40 @@ def test_explain_gives_the_profiles_weights(tmp_path: Path) -> None:
         assert n["total"] == sum(out["weights"][p] * s for p, s in n["scores"].items())
     r = CliRunner().invoke(main, args, env={"COLUMNS": "200"})
     assert "NodeResourcesFit ×5" in r.output and "TaintToleration ×3" in r.output
+
+
+# ---------------------------------------------------------------------------- a real dump
+
+DUMP = Path(__file__).resolve().parent.parent / "dumps" / "decisions-rollout.yaml"
+
+
+def test_every_pod_of_a_dump_has_its_record_and_the_first_is_explains(tmp_path: Path) -> None:
+    """A cluster dumped mid-rollout (kubectl get -o yaml): every pending pod's cycles are
+    recorded; a bound pod's last line is its placement; the first cycle, which sees the
+    cluster as dumped, is explain's verdict on the dump."""
+    out = tmp_path / "d.jsonl"
+    r = CliRunner().invoke(main, ["simulate", str(DUMP), "--quiet", "--decisions", str(out),
+                                  "--placements", str(tmp_path / "p.jsonl")])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    placements = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert {p["pod"] for p in placements} == {r["pod"] for r in lines} == {
+        "shop/web-5c8d7f9b6-l4v8n", "shop/web-5c8d7f9b6-r2d6j", "shop/web-5c8d7f9b6-t9s3x",
+        "shop/batch-report-28874160-v6jzq"}
+    last = {r["pod"]: r for r in lines}
+    for p in placements:
+        rec = last[p["pod"]]
+        assert (rec["node"], rec["attempt"]) == (p["node"], p["attempts"])
+        if p["node"] is None:
+            assert rec["message"] == p["message"]
+    first = lines[0]
+    r = CliRunner().invoke(main, ["explain", str(DUMP), "--pod", first["pod"], "-o", "json"])
+    assert r.exit_code == 0, r.output
+    verdict = json.loads(r.output)
+    feasible = [n for n in verdict["nodes"] if n["feasible"]]
+    assert (first["feasible"], first["evaluated"]) == (len(feasible), len(verdict["nodes"]))
+    assert first["top"] == [{k: n[k] for k in ("node", "total", "scores")}
+                            for n in best_first(feasible)][:3]
+    assert first["node"] in verdict["selected"]
+    batch = last["shop/batch-report-28874160-v6jzq"]
+    assert batch["message"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
