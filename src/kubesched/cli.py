@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -17,7 +18,7 @@ from kubesched.errors import InputError, check_output_path, debug, require_extra
 
 if TYPE_CHECKING:
     from kubesched.api.scenario import Scenario
-    from kubesched.backends.sim.cluster import SimResult
+    from kubesched.backends.sim.cluster import SimCluster, SimResult
     from kubesched.config import SchedulerConfiguration
 
 BUNDLED_EXAMPLE = "quickstart.yaml"
@@ -133,6 +134,13 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
                    "reasons over the run, allocation per node, the pending pods.")
 @click.option("--metrics", "metrics_path", metavar="PATH.csv",
               help="Write the run's time series as CSV ('-': stdout).")
+@click.option("--decisions", "decisions_path", metavar="PATH.jsonl",
+              help="Write one JSON line per scheduling cycle as it runs ('-': stdout): the "
+                   "node chosen, the feasible and evaluated node counts, the best nodes "
+                   "with their scores, the failure and the preemption.")
+@click.option("--decisions-top", "decisions_top", type=click.IntRange(min=0), metavar="K",
+              help="With --decisions: how many of the best nodes each line lists "
+                   "[default: 3].")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings (the API server's "
@@ -144,8 +152,9 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
              placements_path: str | None, state_path: str | None, explain_keys: tuple[str, ...],
              top: int | None, until: float | None, report_path: str | None,
-             metrics_path: str | None, quiet: bool, strict: bool,
-             check: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
+             metrics_path: str | None, decisions_path: str | None, decisions_top: int | None,
+             quiet: bool, strict: bool, check: bool, features: FeatureGates,
+             plugins: dict[str, type]) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example).
 
     SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
@@ -157,6 +166,9 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     check_output_path(state_path, "--state-out")
     check_output_path(report_path, "--report")
     check_output_path(metrics_path, "--metrics")
+    check_output_path(decisions_path, "--decisions")
+    if decisions_top is not None and not decisions_path:
+        _fail_input(InputError("--decisions-top needs --decisions"))
     if report_path == "-":
         _fail_input(InputError("--report needs a file name (an HTML file is not for a "
                                "terminal)"))
@@ -164,7 +176,8 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         require_extra("report", "--report", "plotly")
     stdout_users = [o for o, p in (("--placements", placements_path),
                                    ("--state-out", state_path),
-                                   ("--metrics", metrics_path)) if p == "-"]
+                                   ("--metrics", metrics_path),
+                                   ("--decisions", decisions_path)) if p == "-"]
     for key in explain_keys:
         if key.count("/") != 1:
             _fail_input(InputError("--explain must be NAMESPACE/NAME", value=key))
@@ -183,6 +196,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     except InputError as err:
         _fail_input(err)
         return
+    stream, placed = _record_decisions(sim, decisions_path, decisions_top, bool(report_path))
     show = not quiet and not stdout_users
     if show and not scenario:
         click.echo(f"Simulating the bundled example {BUNDLED_EXAMPLE} "
@@ -200,6 +214,9 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     except InvariantViolation as v:
         click.echo(str(v), err=True)
         sys.exit(1)
+    finally:
+        if stream is not None:
+            stream.close()
     if placements_path:
         lines = "".join(json.dumps(r.as_json()) + "\n" for r in result.placements)
         if placements_path == "-":
@@ -227,11 +244,40 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         from kubesched.report import write_report
 
         names = ", ".join(Path(p).name for p in paths)
-        write_report(report_path, sim, result, f"kubesched simulate {names}")
+        write_report(report_path, sim, result, f"kubesched simulate {names}", placed)
     if show:
         _print_summary(result)
     for key in explain_keys:
         _explain_after_run(sim, config, key, top)
+
+
+def _record_decisions(sim: SimCluster, path: str | None, top: int | None, for_report: bool
+                      ) -> tuple[TextIO | None, dict[str, dict[str, Any]] | None]:
+    """Attach the decision record to ``sim``'s scheduler: each cycle's line streamed to
+    ``path`` (the file is returned open, for the caller to close after the run), and for
+    the report the record of each placed pod's binding cycle (returned, filled as the run
+    goes). Nothing is attached when neither is asked for: the cycles then do no work."""
+    from kubesched.scheduler.decisions import DEFAULT_TOP, DecisionLog, PlacedDecisions
+
+    sinks: list[Callable[[dict[str, Any]], object]] = []
+    stream: TextIO | None = None
+    if path == "-":
+        out = sys.stdout
+        sinks.append(lambda rec: out.write(json.dumps(rec) + "\n"))
+    elif path:
+        try:
+            stream = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed after the run)
+        except OSError as err:
+            _fail_input(InputError(f"--decisions {path}: {err.strerror or err}"))
+            raise
+        file = stream
+        sinks.append(lambda rec: file.write(json.dumps(rec) + "\n"))
+    placed = PlacedDecisions() if for_report else None
+    if placed is not None:
+        sinks.append(placed)
+    if sinks:
+        sim.scheduler.decisions = DecisionLog(sinks, DEFAULT_TOP if top is None else top)
+    return stream, (placed.by_pod if placed is not None else None)
 
 
 def _explain_after_run(sim: Any, config: SchedulerConfiguration, key: str,
@@ -431,6 +477,14 @@ def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, s
     return rows
 
 
+def _detail_header(out: dict[str, Any]) -> str:
+    """The detail column's header: with scores shown (some node feasible), the weight each
+    shown plugin's score is multiplied by in ``total``."""
+    shown = {p for r in out["nodes"] if r["feasible"] for p in r["scores"]}
+    weights = [f"{p} ×{w}" for p, w in (out.get("weights") or {}).items() if p in shown]
+    return f"detail (score weights: {', '.join(weights)})" if weights else "detail"
+
+
 def _score_detail(row: dict[str, Any]) -> str:
     """Each plugin's score, then each extender's (raw, and weighted as added to the total)."""
     exts = row.get("extenders") or []
@@ -461,7 +515,7 @@ def _print_explain(out: dict[str, Any], top: int | None = None) -> None:
     t = Table(title=f"{out['pod']}")
     t.add_column("node")
     t.add_column("verdict")
-    t.add_column("detail")
+    t.add_column(Text(_detail_header(out)))
     for nodes, verdict, detail in explain_rows(out, top):
         t.add_row(Text(nodes), verdict, Text(detail))
     con.print(t)

@@ -161,7 +161,8 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
     state = CycleState()
     found = sched.find_nodes_that_fit(fwk, state, target, exhaustive=True)
     feasible = found.feasible
-    out: dict[str, Any] = {"pod": pod_key, "kubernetesVersion": config.kubernetes_version}
+    out: dict[str, Any] = {"pod": pod_key, "kubernetesVersion": config.kubernetes_version,
+                           "weights": dict(fwk.score_weights)}
     node_rows: dict[str, dict[str, Any]] = {}
     n2s = found.diagnosis.node_to_status
     for name in names:

@@ -23,6 +23,13 @@ TABLE_ROWS = 2000
 LABEL_CHARS = 70
 #: per-node bars up to this many nodes; beyond, a histogram of nodes by allocation
 NODE_BARS = 500
+#: node names longer than this are shortened in the middle on the per-node axis (the hover
+#: has the whole name)
+NODE_LABEL_CHARS = 28
+#: per-node bars up to this many nodes get every name (shortened) on their axis
+NODE_TICKS = 60
+#: placed pods shown at once in their table; the search reaches every one
+PLACED_ROWS = 500
 
 _COLORS = {"running": "#2a9d8f", "pending": "#e76f51"}
 
@@ -112,12 +119,23 @@ def figures(sim: SimCluster, result: SimResult) -> list[tuple[str, dict[str, Any
                              yaxis={"autorange": "reversed", "automargin": True})}))
 
     attempts = Counter(r.attempts for r in result.records)
+    counts = list(range(min(attempts), max(attempts) + 1)) if attempts else []
     figs.append(("Scheduling attempts per pod", {
-        "data": [{"type": "bar", "x": sorted(attempts), "y": [attempts[k] for k in
-                                                              sorted(attempts)],
+        "data": [{"type": "bar", "x": counts, "y": [attempts[k] for k in counts],
                   "hovertemplate": "%{y} pods: %{x} attempt(s)<extra></extra>"}],
-        "layout": layout("attempts", "pods", bargap=0.1)}))
+        "layout": layout("attempts", "pods", bargap=0.1,
+                         xaxis={"title": {"text": "attempts"},
+                                **_integer_ticks(max(counts, default=1))},
+                         yaxis={"rangemode": "tozero",
+                                **_integer_ticks(max(attempts.values(), default=1))})}))
     return figs
+
+
+def _integer_ticks(top: int, most: int = 10) -> dict[str, Any]:
+    """Axis ticks at whole numbers only (counts have no halves), a 1-2-5 step apart, at
+    most ``most`` + 1 of them from 0 to ``top``."""
+    step = next(m * 10 ** e for e in range(19) for m in (1, 2, 5) if top // (m * 10 ** e) <= most)
+    return {"tickmode": "linear", "tick0": 0, "dtick": step, "tickformat": "d"}
 
 
 def _node_figure(sim: SimCluster, layout: Any) -> dict[str, Any]:
@@ -130,15 +148,34 @@ def _node_figure(sim: SimCluster, layout: Any) -> dict[str, Any]:
         for r in resources}
     per["pods"] = [_pct(len(ni.pods), ni.allocatable.get("pods", 0)) for ni in nodes]
     if len(nodes) <= NODE_BARS:
-        bars = [{"type": "bar", "name": r, "x": names, "y": ys} for r, ys in per.items()]
-        return {"data": bars, "layout": layout("node", "% allocated", barmode="group",
-                                               yaxis={"range": [0, 100]})}
+        bars = [{"type": "bar", "name": r, "x": names, "y": ys, "customdata": names,
+                 "hovertemplate": "%{customdata}: %{y}%<extra>" + r + "</extra>"}
+                for r, ys in per.items()]
+        # long names: cut in the middle (the ends tell nodes apart; names whose cuts
+        # collide are kept whole), turned as plotly sees fit, given the room they need
+        cut = [_middle_cut(n, NODE_LABEL_CHARS) for n in names]
+        seen = Counter(cut)
+        labels = [c if seen[c] == 1 else n for c, n in zip(cut, names, strict=True)]
+        xaxis: dict[str, Any] = {"title": {"text": "node"}, "automargin": True}
+        if len(names) <= NODE_TICKS:  # (beyond, plotly thins the labels out itself)
+            xaxis.update(tickmode="array", tickvals=names, ticktext=labels)
+        # the legend above the bars: below, it would lie over the turned names
+        return {"data": bars, "layout": layout(
+            "node", "% allocated", barmode="group", yaxis={"range": [0, 100]}, xaxis=xaxis,
+            legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})}
     # thousands of bars are unreadable: how many nodes are how full
     hists = [{"type": "histogram", "name": r, "x": [y for y in ys if y is not None],
               "xbins": {"start": 0, "end": 100.001, "size": 5}, "opacity": 0.7}
              for r, ys in per.items()]
     return {"data": hists, "layout": layout("% allocated", f"nodes (of {len(nodes)})",
                                            barmode="overlay")}
+
+
+def _middle_cut(name: str, limit: int) -> str:
+    if len(name) <= limit:
+        return name
+    keep = limit - 1
+    return name[: (keep + 1) // 2] + "…" + name[len(name) - keep // 2:]
 
 
 def _devices_table(result: SimResult) -> str:
@@ -167,6 +204,85 @@ def _pending_table(result: SimResult) -> str:
             + tail)
 
 
+def _placed_rows(result: SimResult, placed: dict[str, dict[str, Any]] | None
+                 ) -> list[list[Any]]:
+    """Per placed pod: pod, node, time, attempts, the chosen node's total, feasible of
+    evaluated nodes and the best alternatives, from the record of its binding cycle (empty
+    where there is none: a pod bound by another scheduler, or no record kept)."""
+    rows: list[list[Any]] = []
+    for r in result.records:
+        if r.node is None:
+            continue
+        rec = placed.get(r.key) if placed else None
+        if rec is None or rec["node"] != r.node:
+            rows.append([r.key, r.node, r.time, r.attempts, "", "", ""])
+            continue
+        top = rec["top"]
+        # the chosen node has the highest total, listed or not (more than K may tie)
+        chosen = top[0]["total"] if top else ""
+        others = [f"{t['node']} ({t['total']})" for t in top if t["node"] != r.node]
+        if not top:
+            others = ["not scored: the only feasible node" if rec["feasible"] == 1
+                      else "not scored"]
+        rows.append([r.key, r.node, r.time, r.attempts, chosen,
+                     f"{rec['feasible']} of {rec['evaluated']}", ", ".join(others)])
+    return rows
+
+
+def _placed_table(result: SimResult, placed: dict[str, dict[str, Any]] | None) -> str:
+    """The placed pods, searchable (pod, node or alternative), drawn from the data by
+    ``_PLACED``."""
+    rows = _placed_rows(result, placed)
+    if not rows:
+        return "<p>No pod was placed.</p>"
+    data = json.dumps(rows, separators=(",", ":")).replace("</", "<\\/")
+    head = "".join(f"<th>{h}</th>" for h in ("pod", "node", "bound at (s)", "attempts",
+                                              "total", "feasible of evaluated",
+                                              "best alternatives (total)"))
+    return ('<p><input type="search" id="kubesched-placed-search" size="40" '
+            'placeholder="search pods, nodes, alternatives" aria-label="search placed pods">'
+            ' <span id="kubesched-placed-note"></span></p>'
+            f'<table class="placed"><thead><tr>{head}</tr></thead>'
+            '<tbody id="kubesched-placed-rows"></tbody></table>'
+            f'<script type="application/json" id="kubesched-placed">{data}</script>'
+            f"<script>{_PLACED.replace('LIMIT', str(PLACED_ROWS))}</script>")
+
+
+# Fills the placed pods' table with the rows that match the search (pod, node and
+# alternatives; case-insensitive), the first LIMIT of them.
+_PLACED = """
+(function () {
+  var rows = JSON.parse(document.getElementById("kubesched-placed").textContent);
+  var hay = rows.map(function (r) { return [r[0], r[1], r[6]].join(" ").toLowerCase(); });
+  var input = document.getElementById("kubesched-placed-search");
+  var body = document.getElementById("kubesched-placed-rows");
+  var note = document.getElementById("kubesched-placed-note");
+  function show() {
+    var q = input.value.trim().toLowerCase();
+    var frag = document.createDocumentFragment();
+    var matched = 0;
+    rows.forEach(function (r, i) {
+      if (q && hay[i].indexOf(q) < 0) { return; }
+      matched += 1;
+      if (matched > LIMIT) { return; }
+      var tr = document.createElement("tr");
+      r.forEach(function (v) {
+        var td = document.createElement("td");
+        td.textContent = String(v);
+        tr.appendChild(td);
+      });
+      frag.appendChild(tr);
+    });
+    body.replaceChildren(frag);
+    note.textContent = matched + " of " + rows.length + " placed pods" +
+      (matched > LIMIT ? "; the first LIMIT shown" : "");
+  }
+  input.addEventListener("input", show);
+  show();
+})();
+"""
+
+
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1200px;
        color: #222; }
@@ -175,6 +291,7 @@ table { border-collapse: collapse; font-size: 0.85em; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left;
          vertical-align: top; }
 .summary { color: #444; }
+table.placed td { overflow-wrap: anywhere; }
 """
 
 # Draws every figure; marks the body once all are drawn (a test, or a reader's script,
@@ -193,7 +310,8 @@ _DRAW = """
 """
 
 
-def render(sim: SimCluster, result: SimResult, title: str = "kubesched simulate") -> str:
+def render(sim: SimCluster, result: SimResult, title: str = "kubesched simulate",
+           placed: dict[str, dict[str, Any]] | None = None) -> str:
     import plotly.io as pio  # type: ignore[import-untyped]  # plotly ships no type hints
     from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
 
@@ -215,11 +333,13 @@ def render(sim: SimCluster, result: SimResult, title: str = "kubesched simulate"
         f"<script>{get_plotlyjs()}</script></head><body>"
         f"<h1>{html.escape(title)}</h1><p class=\"summary\">{html.escape(summary)}</p>"
         f"{sections}{_devices_table(result)}<h2>Pending pods</h2>{_pending_table(result)}"
+        f"<h2>Placed pods</h2>{_placed_table(result, placed)}"
         f'<script type="application/json" id="kubesched-figures">{payload}</script>'
         f"<script>{_DRAW}</script></body></html>\n")
 
 
-def write_report(path: str, sim: SimCluster, result: SimResult, title: str) -> None:
-    text = render(sim, result, title)
+def write_report(path: str, sim: SimCluster, result: SimResult, title: str,
+                 placed: dict[str, dict[str, Any]] | None = None) -> None:
+    text = render(sim, result, title, placed)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

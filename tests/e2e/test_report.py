@@ -114,20 +114,20 @@ VERDICT = """<script>
 </script>"""
 
 
-def test_report_draws_every_plot_in_chromium(tmp_path: Path) -> None:
+def in_chromium(tmp_path: Path, text: str, script: str) -> dict:
+    """Open the report ``text`` in headless Chromium with CAPTURE injected first and
+    ``script`` last; ``script`` writes its JSON verdict into ``<pre id="kubesched-check">``
+    (which is returned, with the page's errors and console lines checked empty)."""
     browser = chromium()
     if browser is None:
         msg = "chromium is not installed (apt-get install chromium; .ci/run installs it)"
         if os.environ.get("CI") == "true":
             pytest.fail(msg)
         pytest.skip(msg)
-    code, out = run_cli(tmp_path, "--report", str(tmp_path / "r.html"), "--quiet")
-    assert code == 0, out
-    text = (tmp_path / "r.html").read_text()
     page = tmp_path / "page.html"
     head = text.index("<head>") + len("<head>")
     body_end = text.rindex("</body>")
-    page.write_text(text[:head] + CAPTURE + text[head:body_end] + VERDICT + text[body_end:])
+    page.write_text(text[:head] + CAPTURE + text[head:body_end] + script + text[body_end:])
     proc = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu",
          "--disable-background-networking", "--disable-component-update", "--no-first-run",
@@ -143,6 +143,13 @@ def test_report_draws_every_plot_in_chromium(tmp_path: Path) -> None:
     console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
     assert verdict["errors"] == [], verdict["errors"]
     assert console == [], console
+    return verdict
+
+
+def test_report_draws_every_plot_in_chromium(tmp_path: Path) -> None:
+    code, out = run_cli(tmp_path, "--report", str(tmp_path / "r.html"), "--quiet")
+    assert code == 0, out
+    verdict = in_chromium(tmp_path, (tmp_path / "r.html").read_text(), VERDICT)
     assert verdict["drawn"] == "5", verdict
     assert len(verdict["plots"]) == 5
     for plot in verdict["plots"]:
@@ -166,3 +173,107 @@ def test_report_counts_allocated_devices_per_class(tmp_path: Path) -> None:
     assert ("<h2>Allocated devices</h2><table><thead><tr><th>DeviceClass</th>"
             "<th>devices</th></tr></thead><tbody><tr><td>gpu.example.com</td><td>1</td>"
             "</tr></tbody></table>") in text
+
+
+# Long node names (as clouds name them), and pods that wait for room (several attempts)
+LONG = "ip-10-0-112-201.eu-west-1.compute.internal"
+PLACED_SCENARIO = (node(LONG, cpu="2") + node(LONG.replace("201", "202"), cpu="2")
+                   + node("small", cpu="1")
+                   + "".join(node(f"ip-10-0-{i}-17.eu-west-1.compute.internal", cpu="1")
+                             for i in range(30))
+                   + "".join(pod(f"web-{i}", "500m", annotations="{kubesched.io/duration: "
+                                 f"'{30 + 10 * i}'}}") for i in range(9))
+                   + pod("late", "1500m") + pod("never", "3"))
+
+# Once the plots are drawn: the placed pods' rows, then those left by a search; the tick
+# labels of the attempts histogram and of the per-node plot, with where they were drawn.
+PLACED = """<script>
+(function check(tries) {
+  var drawn = document.body.getAttribute("data-plots-drawn");
+  if (drawn === null && tries > 0) { return setTimeout(function () { check(tries - 1); }, 50); }
+  function rows() {
+    return Array.prototype.map.call(document.querySelectorAll("#kubesched-placed-rows tr"),
+      function (tr) { return Array.prototype.map.call(tr.children,
+        function (td) { return td.textContent; }); });
+  }
+  function plot(title) {
+    var h = Array.prototype.find.call(document.querySelectorAll("h2"),
+      function (h) { return h.textContent === title; });
+    return h.nextElementSibling;
+  }
+  function meets(a, b) {
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+  // each tick label with whether it is drawn whole (inside the plot's SVG) and clear of
+  // the other labels, the axis title and the legend
+  function ticks(gd, axis) {
+    var box = gd.querySelector(".main-svg").getBoundingClientRect();
+    var others = Array.prototype.map.call(gd.querySelectorAll(".g-" + axis + "title, .legend"),
+      function (e) { return e.getBoundingClientRect(); });
+    var labels = Array.prototype.map.call(gd.querySelectorAll("." + axis + "tick text"),
+      function (t) { return [t.textContent, t.getBoundingClientRect()]; });
+    return labels.map(function (l, i) {
+      var r = l[1];
+      var clear = others.every(function (o) { return !meets(r, o); }) &&
+        labels.every(function (m, j) { return i === j || !meets(r, m[1]); });
+      return {text: l[0], clear: clear, inside: r.left >= box.left && r.right <= box.right &&
+                                                r.top >= box.top && r.bottom <= box.bottom};
+    });
+  }
+  var all = rows();
+  var input = document.getElementById("kubesched-placed-search");
+  input.value = "LATE";
+  input.dispatchEvent(new Event("input"));
+  var found = rows();
+  var note = document.getElementById("kubesched-placed-note").textContent;
+  var attempts = plot("Scheduling attempts per pod");
+  var nodes = plot("Allocation per node at the end");
+  var out = document.createElement("pre");
+  out.id = "kubesched-check";
+  out.textContent = JSON.stringify({
+    all: all, found: found, note: note, attemptsX: ticks(attempts, "x"),
+    attemptsY: ticks(attempts, "y"), nodeX: ticks(nodes, "x"), errors: window.__errors});
+  document.body.appendChild(out);
+})(200);
+</script>"""
+
+
+def test_report_placed_pods_are_searchable_and_axes_readable(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(PLACED_SCENARIO)
+    r = CliRunner().invoke(main, ["simulate", str(tmp_path / "s.yaml"), "--quiet",
+                                  "--report", str(tmp_path / "r.html"),
+                                  "--placements", str(tmp_path / "p.jsonl")])
+    assert r.exit_code == 0, r.output
+    placements = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    placed = {p["pod"]: p for p in placements if p["node"] is not None}
+    verdict = in_chromium(tmp_path, (tmp_path / "r.html").read_text(), PLACED)
+    # every placed pod, with its node, time and attempts as --placements says
+    assert {row[0]: (row[1], float(row[2]), int(row[3])) for row in verdict["all"]} == {
+        k: (p["node"], p["time"], p["attempts"]) for k, p in placed.items()}
+    assert verdict["note"] == f"1 of {len(placed)} placed pods"
+    [late] = verdict["found"]
+    assert late[0] == "default/late" and int(late[3]) > 1  # it waited for room
+    # its binding cycle: the nodes that were feasible then, the chosen one's total apart
+    # its binding cycle, after room was made: one node fitted, so nothing was scored
+    assert late[4:] == ["", "1 of 33", "not scored: the only feasible node"]
+    # the first pod's: every node feasible, the next two best first, none above it
+    first = next(row for row in verdict["all"] if row[0] == "default/web-0")
+    alts = [(a.rsplit(" (", 1)[0], int(a.rsplit(" (", 1)[1].rstrip(")")))
+            for a in first[6].split(", ")]
+    assert first[5] == "33 of 33"
+    assert len(alts) == 2 and first[1] not in {n for n, _ in alts}
+    totals = [int(first[4])] + [t for _, t in alts]
+    assert totals == sorted(totals, reverse=True)
+    # integer ticks only, on both axes of the attempts histogram
+    for axis in ("attemptsX", "attemptsY"):
+        assert verdict[axis] and all(t["text"].isdigit() for t in verdict[axis]), verdict[axis]
+    xs = [int(t["text"]) for t in verdict["attemptsX"]]
+    assert xs == list(range(xs[0], xs[-1] + 1))
+    # node names whole or cut in the middle, drawn inside the plot, clear of one another,
+    # of the axis title and of the legend
+    names = [t["text"] for t in verdict["nodeX"]]
+    assert "small" in names and len(names) == 33
+    for t in verdict["nodeX"]:
+        assert t["inside"] and t["clear"], t
+        assert t["text"] == "small" or (t["text"].startswith("ip-10-0-")
+                                        and t["text"].endswith(".internal")), t

@@ -326,6 +326,11 @@ def implements(plugin_cls: type, point: str) -> bool:
     return issubclass(plugin_cls, EXTENSION_POINTS[point])
 
 
+# CycleState key: the victims ("ns/name") of the candidate a PostFilter plugin chose and
+# acted on, for the cycle's decision record (``simulate --decisions``).
+PREEMPTION_VICTIMS = "kubesched.io/preemption-victims"
+
+
 @runtime_checkable
 class PostFilterDecide(Protocol):
     """A PostFilter plugin that can say what it would do without doing it (``explain``):

@@ -18,7 +18,11 @@ from kubesched.api.types import Pod
 from kubesched.config.plugin_args import DefaultPreemptionArgs, typed_args
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ClusterEventWithHint
-from kubesched.framework.interface import EnqueueExtensions, PostFilterPlugin
+from kubesched.framework.interface import (
+    PREEMPTION_VICTIMS,
+    EnqueueExtensions,
+    PostFilterPlugin,
+)
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeToStatus
 from kubesched.preemption import Evaluator, PreemptResult
@@ -64,6 +68,8 @@ class DefaultPreemption(PostFilterPlugin, EnqueueExtensions):
     def post_filter(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
                     ) -> tuple[str | None, Status]:
         res = self.evaluator.preempt(state, pod, node_to_status)
+        if res.candidate is not None:
+            state.write(PREEMPTION_VICTIMS, [v.key for v in res.candidate.victims.pods])
         return res.nominated, with_prefix(res.status)
 
     def decide(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus

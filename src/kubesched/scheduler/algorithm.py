@@ -41,6 +41,7 @@ from kubesched.framework.types import (
     ScheduleResult,
 )
 from kubesched.queue import SchedulingQueue
+from kubesched.scheduler.observer import DecisionObserver
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ class Algorithm:
     clock: Clock
     next_start_node_index: int
     _batching: bool  # OpportunisticBatching
+    decisions: DecisionObserver | None  # the decision record (simulate --decisions)
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         self.cache.update_snapshot(self.snapshot)
@@ -109,6 +111,8 @@ class Algorithm:
                                                  self.queue.scheduling_cycle, self.clock.now())
             return ScheduleResult(host, evaluated, 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
+        if self.decisions is not None:
+            self.decisions.scored(snap.table, feasible, scores)
         pick = self._select_host_index(scores.totals, scores.extender_scored)
         host = names[int(feasible[pick])]
         if self._batching:

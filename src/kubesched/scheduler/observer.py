@@ -1,11 +1,16 @@
 """What the scheduler tells its observers: each attempt's outcome (the simulator's placement
-log, the kube backend's decisions) and, for metrics, the cycles' timings."""
+log, the kube backend's decisions), for metrics the cycles' timings, and for the decision
+record what each scheduling cycle computed."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
 
 from kubesched.api.types import Pod
+from kubesched.framework.node_table import NodeTable
+from kubesched.framework.runtime import ScoreOutcome
 from kubesched.framework.types import QueuedPodInfo
 
 
@@ -21,3 +26,16 @@ class SchedulerObserver(Protocol):
     def popped(self, qpi: QueuedPodInfo) -> None: ...
 
     def algorithm_done(self, seconds: float) -> None: ...
+
+
+class DecisionObserver(Protocol):
+    """Told what each scheduling cycle computed (``simulate --decisions``): the scores of
+    its feasible nodes when it scored them, then its outcome. Set as the scheduler's
+    ``decisions``; unset, the cycles do nothing for it."""
+
+    def scored(self, table: NodeTable, feasible: np.ndarray, scores: ScoreOutcome) -> None:
+        """``scores`` of the table rows ``feasible`` (in the order of its columns)."""
+
+    def decided(self, qpi: QueuedPodInfo, time: float, node: str | None, evaluated: int,
+                feasible: int, message: str | None, preemption: dict[str, Any] | None
+                ) -> None: ...

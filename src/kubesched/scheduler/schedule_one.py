@@ -22,7 +22,7 @@ from kubesched.framework import events as ev
 from kubesched.framework.backend import Backend
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.extender import ExtenderError
-from kubesched.framework.interface import PluginError
+from kubesched.framework.interface import PREEMPTION_VICTIMS, PluginError
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, FitError, QueuedPodInfo, ScheduleResult
@@ -153,6 +153,7 @@ class ScheduleOne(Algorithm):
                     self.observer.algorithm_done(time.perf_counter() - t0)
         except FitError as fe:
             nominated: str | None = ""  # no PostFilter plugin: clear the nomination
+            preemption = None
             if fwk.post_filter:
                 node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
                 if st.code == Code.ERROR:
@@ -164,12 +165,20 @@ class ScheduleOne(Algorithm):
                 fe.diagnosis.post_filter_msg = st.message()
                 # None (no PostFilterResult) keeps the pod's nomination; "" clears it
                 nominated = node
-            self.handle_scheduling_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe, nominated,
-                                           cycle)
+                if node and st.is_success() and self.decisions is not None:
+                    preemption = {"node": node,
+                                  "victims": sorted(state.read(PREEMPTION_VICTIMS) or [])}
+            message = self.handle_scheduling_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe,
+                                                     nominated, cycle)
+            if self.decisions is not None:
+                self.decisions.decided(qpi, self.clock.now(), None,
+                                       len(fe.diagnosis.node_to_status), 0, message, preemption)
             return None, None
         except (PluginError, NoNodesAvailable, ExtenderError) as err:
-            self.handle_scheduling_failure(fwk, qpi, Status(Code.ERROR, (str(err),)), None, "",
-                                           cycle)
+            message = self.handle_scheduling_failure(fwk, qpi, Status(Code.ERROR, (str(err),)),
+                                                     None, "", cycle)
+            if self.decisions is not None:
+                self.decisions.decided(qpi, self.clock.now(), None, 0, 0, message, None)
             return None, None
 
         assumed = copy.copy(pod)
@@ -182,7 +191,8 @@ class ScheduleOne(Algorithm):
         if not st.is_success():
             fwk.run_unreserve(state, assumed, result.suggested_host)
             self.cache.forget_pod(assumed)
-            self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            message = self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            self._decided(qpi, None, result, message)
             return None, None
         st, timeouts = fwk.run_permit(state, assumed, result.suggested_host)
         if st.code == Code.WAIT:
@@ -190,20 +200,31 @@ class ScheduleOne(Algorithm):
         elif not st.is_success():
             fwk.run_unreserve(state, assumed, result.suggested_host)
             self.cache.forget_pod(assumed)
-            self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            message = self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+            self._decided(qpi, None, result, message)
             return None, None
+        self._decided(qpi, result.suggested_host, result, None)
         return result, assumed
 
+    def _decided(self, qpi: QueuedPodInfo, node: str | None, result: ScheduleResult,
+                 message: str | None) -> None:
+        """The decision record of a cycle that found a host: the pod assumed there (waiting
+        at Permit or not), or rejected by Reserve or Permit."""
+        if self.decisions is not None:
+            self.decisions.decided(qpi, self.clock.now(), node, result.evaluated_nodes,
+                                   result.feasible_nodes, message, None)
+
     def _fail_on_node(self, fwk: Framework, qpi: QueuedPodInfo, st: Status, node: str,
-                      cycle: int) -> None:
-        """A Reserve/Permit rejection: a FitError over one node, as upstream."""
+                      cycle: int) -> str:
+        """A Reserve/Permit rejection: a FitError over one node, as upstream. Returns the
+        failure's message."""
         if st.is_rejected():
             d = Diagnosis()
             d.node_to_status.set(node, st)
             d.add_plugin_status(st)
-            self.handle_scheduling_failure(fwk, qpi, st, FitError(qpi.pod, 1, d), "", cycle)
-        else:
-            self.handle_scheduling_failure(fwk, qpi, st, None, "", cycle)
+            return self.handle_scheduling_failure(fwk, qpi, st, FitError(qpi.pod, 1, d), "",
+                                                  cycle)
+        return self.handle_scheduling_failure(fwk, qpi, st, None, "", cycle)
 
     def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                        result: ScheduleResult, assumed: Pod, cycle: int) -> None:
@@ -278,10 +299,10 @@ class ScheduleOne(Algorithm):
 
     def handle_scheduling_failure(self, fwk: Framework, qpi: QueuedPodInfo, status: Status,
                                   fit_error: FitError | None, nominated: str | None,
-                                  cycle: int) -> None:
+                                  cycle: int) -> str:
         """handleSchedulingFailure: the pod back to the unschedulable pods (or backoffQ),
         its nomination set (None keeps it, "" clears it), the FailedScheduling event and
-        the PodScheduled condition."""
+        the PodScheduled condition. Returns the failure's message."""
         pod = qpi.pod
         rejected = fit_error is not None or status.is_rejected()
         reason = "Unschedulable" if rejected else "SchedulerError"
@@ -309,3 +330,4 @@ class ScheduleOne(Algorithm):
         self.backend.update_pod_status(pod, cond, nominated if nominated is not None else None)
         if self.recorder is not None:
             self.recorder.attempt(pod, "unschedulable" if rejected else "error", None, message)
+        return message

@@ -51,6 +51,7 @@ class Scheduler(EventHandlers, ScheduleOne):
         self.clock = clock
         self.recorder = recorder
         self.observer = None  # metrics (kubesched.metrics)
+        self.decisions = None  # the decision record (simulate --decisions)
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
