@@ -141,7 +141,12 @@ def parse_node_group(doc: Mapping[str, Any], *, source: str | None = None) -> No
     """A validated NodeGroup document as a ``NodeGroup``."""
     spec = doc["spec"]
     name = doc["metadata"]["name"]
-    template = parse_node(_template_doc(name, spec["template"]), source=source)
+    try:
+        template = parse_node(_template_doc(name, spec["template"]))
+    except InputError as e:
+        raise InputError(e.message, file=source, obj=f"{KIND} {name}",
+                         field=f"spec.template.{e.field}" if e.field else "spec.template",
+                         value=e.value) from None
     return NodeGroup(metadata=ObjectMeta(name=name,
                                          labels=dict(doc["metadata"].get("labels") or {})),
                      template=template, min_size=int(spec.get("minSize", 0)),

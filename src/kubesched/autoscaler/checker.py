@@ -5,7 +5,7 @@ it places there), without the scheduler's queue, scoring or binding."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kubesched.api.types import Node, Pod
@@ -14,6 +14,9 @@ from kubesched.config import SchedulerConfiguration
 from kubesched.explain import ReadOnlyBackend
 from kubesched.framework.cycle_state import CycleState
 from kubesched.scheduler import Scheduler
+
+# above this many nodes to try, one batch Filter over the snapshot is cheaper than a loop
+_SCAN = 4
 
 
 def placed(pod: Pod, node_name: str) -> Pod:
@@ -70,14 +73,20 @@ class PredicateChecker:
             self._dirty = False
         return self.sched.snapshot
 
-    def fits_any(self, pod: Pod, node_names: Iterable[str]) -> str | None:
+    def fits_any(self, pod: Pod, node_names: Sequence[str]) -> str | None:
         """The first of ``node_names`` (in their order) where ``pod`` passes the Filter
         plugins after its PreFilter, or None (cluster-autoscaler's FitsAnyNodeMatching /
         CheckPredicates). A pod no profile serves fits nowhere."""
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
-        if fwk is None:
+        if fwk is None or not node_names:
             return None
         snap = self._snapshot()
+        if len(node_names) > _SCAN:
+            # the plugins' batch forms judge every node of the snapshot at once
+            found = self.sched.find_nodes_that_fit(fwk, CycleState(), pod, exhaustive=True)
+            names = snap.table.names
+            feasible = {names[int(r)] for r in found.feasible}
+            return next((n for n in node_names if n in feasible), None)
         state = CycleState()
         pre, st, _with = fwk.run_pre_filter(state, pod, snap)
         if not st.is_success():

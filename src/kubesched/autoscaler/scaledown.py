@@ -163,7 +163,8 @@ def _move(node: Node, movers: list[Pod], order: list[str], removed: set[str],
     dest = [n for n in order if n != node.name and n not in removed]
     moved: list[Pod] = []
     for p in movers:
-        target = checker.fits_any(p, dest)
+        # asked as a pending pod: its nodeName would pin it to the node it leaves
+        target = checker.fits_any(placed(p, ""), dest)
         if target is None:
             for m in moved:
                 checker.remove_pod(m)
