@@ -247,3 +247,17 @@ def test_bad_node_groups_exit_2_naming_the_field(tmp_path: Path) -> None:
 def test_an_unknown_expander_exits_2(tmp_path: Path) -> None:
     out = _bad(tmp_path, TWO_GROUPS, "--expander", "cheapest")
     assert "--expander" in out and "cheapest" in out
+
+
+def test_new_nodes_fill_one_after_another(tmp_path: Path) -> None:
+    # 7 pods of 1 cpu, a 2-cpu template: first fit fills each new node with 2 → 4 nodes
+    # (2, 2, 2, 1); with a required anti-affinity to each other on the hostname, a node
+    # takes 1 → 7 nodes, capped by maxSize 5 → 5 nodes, 2 pods left pending.
+    docs = [group("g", "2", "4Gi", 10), replica_set("web", 7)]
+    assert run(tmp_path, docs)["add"] == {"g": 4}
+    apart = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}},
+         "topologyKey": "kubernetes.io/hostname"}]}}
+    docs = [group("g", "2", "4Gi", 5), replica_set("web", 7, affinity=apart)]
+    out = run(tmp_path, docs)
+    assert out["add"] == {"g": 5} and len(out["pending_after"]) == 2

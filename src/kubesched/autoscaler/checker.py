@@ -99,5 +99,16 @@ class PredicateChecker:
                 return name
         return None
 
+    def reads_only_resources(self, pod: Pod) -> bool:
+        """Whether, for ``pod``, a node's verdict depends only on the requests and the number
+        of the pods on it (``Framework.filters_read_only_resources``, every node kept by
+        PreFilter): then identical nodes holding identical pods judge it alike."""
+        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        if fwk is None:
+            return False
+        state = CycleState()
+        pre, st, _with = fwk.run_pre_filter(state, pod, self._snapshot())
+        return st.is_success() and pre.all_nodes() and fwk.filters_read_only_resources(state)
+
     def fits(self, pod: Pod, node_name: str) -> bool:
         return self.fits_any(pod, (node_name,)) is not None

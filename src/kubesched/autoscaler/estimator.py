@@ -114,12 +114,24 @@ def estimate(groups: list[EquivalenceGroup], new_node: Callable[[int], Node], li
                 break
             put(pods[i], name)
             i += 1
-        for pod in pods[i:]:  # tryToScheduleOnNewNodes
+        rest = pods[i:]
+        fresh = 0  # pods of this group on ``last``, a node that was empty when they came
+        j = 0
+        while j < len(rest):  # tryToScheduleOnNewNodes
+            pod = rest[j]
             if last is not None and checker.fits(pod, last):
                 put(pod, last)
+                fresh += 1 if fresh else 0
+                j += 1
                 continue
             if last is not None and last not in with_pods:
                 break  # an empty new node did not take it: another would not either
+            if fresh and checker.reads_only_resources(pod):
+                # a new node takes exactly as many of these identical pods as the last one,
+                # which took them from empty: the checks would repeat, their answers known
+                j += _fill(rest[j:], fresh, limit - len(names), new_node, names, checker, put)
+                last = names[-1]
+                break
             if len(names) >= limit:
                 break
             node = new_node(len(names))
@@ -129,4 +141,22 @@ def estimate(groups: list[EquivalenceGroup], new_node: Callable[[int], Node], li
             if not checker.fits(pod, last):
                 break
             put(pod, last)
+            fresh = 1
+            j += 1
     return Estimate(len(with_pods), scheduled)
+
+
+def _fill(pods: list[Pod], per_node: int, room: int, new_node: Callable[[int], Node],
+          names: list[str], checker: PredicateChecker, put: Callable[[Pod, str], None]
+          ) -> int:
+    """``pods`` onto new nodes, ``per_node`` each, at most ``room`` nodes; how many went."""
+    done = 0
+    while done < len(pods) and room > 0:
+        node = new_node(len(names))
+        checker.add_node(node)
+        names.append(node.name)
+        room -= 1
+        for pod in pods[done:done + per_node]:
+            put(pod, node.name)
+        done = min(done + per_node, len(pods))
+    return done
