@@ -664,7 +664,8 @@ def _print_compare(out: dict[str, Any]) -> None:
 def examples(directory: str) -> None:
     """Write the README's example files into DIRECTORY (default: the current one):
     cluster.yaml, workload.yaml, pod.yaml, nodegroups.yaml, least-allocated.yaml,
-    most-allocated.yaml, and the sweeps sweep.yaml and fgd.yaml. Files already there are left as they are."""
+    most-allocated.yaml, and the sweeps sweep.yaml and fgd.yaml. Files already there are
+    left as they are."""
     base = resources.files("kubesched") / "examples" / "readme"
     target = Path(directory)
     if target.exists() and not target.is_dir():
