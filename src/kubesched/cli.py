@@ -604,6 +604,72 @@ SHOWN_NODES = 20
 
 @main.command()
 @click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
+@click.option("--expander", type=click.Choice(["least-waste", "most-pods", "priority", "price",
+                                               "random"]),
+              default="random", show_default=True,
+              help="cluster-autoscaler's expander: which node group a scale-up takes.")
+@click.option("--scale-down", "scale_down", is_flag=True,
+              help="Also run cluster-autoscaler's scale-down simulation (the 'remove' list).")
+@click.option("--scale-down-utilization-threshold", "threshold", default=0.5,
+              show_default=True, type=click.FloatRange(0, 1), callback=not_nan,
+              help="A node whose requested cpu and memory are both below this fraction of "
+                   "its allocatable is a scale-down candidate.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="A KubeSchedulerConfiguration (overrides one in the scenario).")
+@click.option("--seed", default=0, show_default=True,
+              help="Seed for tie-breaking and the random expander.")
+@click.option("-o", "--output", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--strict", is_flag=True,
+              help="Unknown fields in the scenario are errors, not warnings.")
+@decision_options
+def plan(scenario: tuple[str, ...], expander: str, scale_down: bool, threshold: float,
+         config_path: str | None, seed: int, fmt: str, strict: bool,
+         features: FeatureGates, plugins: dict[str, type]) -> None:
+    """How many nodes of which NodeGroup cluster-autoscaler would add for the pending pods
+    (and, with --scale-down, which nodes it would remove).
+
+    The scenario's pending pods are scheduled first; then cluster-autoscaler's scale-up loop
+    runs on those still pending (docs/autoscaling.md).
+
+    SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.autoscaler.plan import plan as run_plan
+
+    try:
+        scen, config = _load(scenario, config_path, features, strict, plugins)
+        out = run_plan(scen, config, expander=expander, seed=seed,
+                       scale_down_nodes=scale_down, threshold=threshold)
+    except InputError as err:
+        _fail_input(err)
+        return
+    if fmt == "json":
+        click.echo(json.dumps(out.as_json(), indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = Console()
+    if out.add:
+        t = Table()
+        t.add_column("node group")
+        t.add_column("add", justify="right")
+        for name, n in sorted(out.add.items()):
+            t.add_row(Text(name), str(n))
+        con.print(t)
+    else:
+        con.print(Text("No nodes to add."))
+    for title, keys in (("No node group can host", out.cannot_help),
+                        ("Still pending after the scale-up", out.pending_after)):
+        if keys:
+            con.print(Text(f"{title} ({len(keys)}): {_first(keys, 10)}"))
+    if scale_down:
+        con.print(Text(f"Scale-down removes {len(out.remove)} node(s)"
+                       + (f": {_first(out.remove, 20)}" if out.remove else ".")))
+
+
+@main.command()
+@click.argument("scenario", nargs=-1, required=True, type=SCENARIO_ARG)
 @click.option("--config", "config_paths", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="A KubeSchedulerConfiguration per side (given twice: A, then B).")
@@ -706,8 +772,9 @@ def _print_compare(out: dict[str, Any]) -> None:
 @click.argument("directory", default=".", type=click.Path(file_okay=False))
 def examples(directory: str) -> None:
     """Write the README's example files into DIRECTORY (default: the current one):
-    cluster.yaml, workload.yaml, pod.yaml, least-allocated.yaml, most-allocated.yaml, and
-    the sweeps sweep.yaml and fgd.yaml. Files already there are left as they are."""
+    cluster.yaml, workload.yaml, pod.yaml, nodegroups.yaml, least-allocated.yaml,
+    most-allocated.yaml, and the sweeps sweep.yaml and fgd.yaml. Files already there are
+    left as they are."""
     base = resources.files("kubesched") / "examples" / "readme"
     target = Path(directory)
     if target.exists() and not target.is_dir():

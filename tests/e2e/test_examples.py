@@ -121,3 +121,15 @@ def test_unknown_kind_is_skipped_with_a_warning(tmp_path):
     res = CliRunner().invoke(main, ["simulate", str(f), "--check", "--quiet"])
     assert res.exit_code == 0, res.output
     assert "ConfigMap" in res.output and "warning" in res.output
+
+
+def test_plan_example_adds_one_gpu_node():
+    # After the README's cluster and workload run, only default/train-2 (2 GPUs, tolerating
+    # the GPU taint) is pending; "general" has no nvidia.com/gpu, so "gpu" is the one
+    # option, whatever the expander: one 4-GPU node.
+    readme = [_example(f"readme/{n}.yaml") for n in ("cluster", "workload", "nodegroups")]
+    for expander in ("least-waste", "random"):
+        res = CliRunner().invoke(main, ["plan", *readme, "--expander", expander, "-o", "json"])
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.output) == {"add": {"gpu": 1}, "cannot_help": [],
+                                          "pending_after": [], "remove": []}

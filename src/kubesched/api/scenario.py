@@ -25,6 +25,8 @@ from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
 from kubesched.api.dumptime import newest_timestamp
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
+from kubesched.api.nodegroups import KIND as NODE_GROUP_KIND
+from kubesched.api.nodegroups import parse_node_group
 from kubesched.api.parse import (
     locate_error,
     make_namespace,
@@ -155,6 +157,8 @@ GENERIC_KINDS: dict[str, bool] = {
     # gangs (api.gangs): PodGroup holds scheduler-plugins' and upstream's kinds alike
     "PodGroup": True,
     "Workload": True,
+    # the autoscaler's node groups (api.nodegroups)
+    NODE_GROUP_KIND: False,
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
@@ -170,7 +174,7 @@ DEFAULT_TOLERATION_SECONDS = 300
 
 #: other kinds parsed into typed objects (``api.policy``).
 TYPED_PARSERS: dict[str, Any] = {"PodDisruptionBudget": parse_pod_disruption_budget,
-                                  **DRA_PARSERS}
+                                  NODE_GROUP_KIND: parse_node_group, **DRA_PARSERS}
 
 
 
