@@ -76,6 +76,27 @@ def test_the_state_reads_back_without_new_claims(tmp_path: Path) -> None:
     assert sorted(_claims(again)) == sorted(_claims(docs))
 
 
+def test_the_volume_provisioned_for_a_made_claim_is_in_the_state(tmp_path: Path) -> None:
+    # data-pg-1 was provisioned during the run (WaitForFirstConsumer, on NODE_A): its
+    # volume is written, bound to the claim with the zone it was made in, so a run on the
+    # state finds the claim bound to an existing volume
+    _, docs = _simulate(tmp_path, DUMP)
+    claim = _claims(docs)["data-pg-1"]
+    volumes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "PersistentVolume"}
+    pv = volumes[claim["spec"]["volumeName"]]
+    assert pv["spec"]["claimRef"]["name"] == "data-pg-1"
+    assert pv["spec"]["claimRef"]["namespace"] == "data"
+    assert pv["spec"]["capacity"] == {"storage": str(20 * 2**30)}
+    assert pv["spec"]["storageClassName"] == "gp3-eu-west-1a"
+    assert pv["status"]["phase"] == "Bound"
+    terms = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]
+    assert [e["values"] for t in terms for e in t["matchExpressions"]] == [["eu-west-1a"]]
+    (tmp_path / "again").mkdir()
+    _, again = _simulate(tmp_path / "again", tmp_path / "state.yaml")
+    assert [d for d in again if d["kind"] == "PersistentVolume"
+            and d["metadata"]["name"] == pv["metadata"]["name"]] == [pv]
+
+
 def test_retention_policy_delete_makes_the_set_the_claims_owner(tmp_path: Path) -> None:
     text = DUMP.read_text().replace("""      whenDeleted: Retain
       whenScaled: Retain

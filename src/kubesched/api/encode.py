@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import Any
 
 from kubesched.api.dra.types import ResourceClaim
 from kubesched.api.quantity import format_quantity
+from kubesched.api.storage import PersistentVolume
 from kubesched.api.types import (
     CPU,
     Affinity,
@@ -266,3 +268,29 @@ def encode_resource_claim(claim: ResourceClaim) -> dict[str, Any]:
                 {"name": s.name, **sub(s)} for s in req.first_available]})
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md,
             "spec": {"devices": {"requests": requests}}}
+
+
+def encode_persistent_volume(pv: PersistentVolume) -> dict[str, Any]:
+    """A PersistentVolume as its document, parsing back to the same object (a volume the
+    simulated provisioner made, for ``--state-out``)."""
+    s = pv.spec
+    spec: dict[str, Any] = {
+        "capacity": {"storage": format_quantity(Fraction(s.capacity or 0))},
+        "accessModes": list(s.access_modes),
+        "storageClassName": s.storage_class_name,
+        "volumeMode": s.volume_mode,
+        "persistentVolumeReclaimPolicy": s.reclaim_policy,
+    }
+    if s.claim_ref is not None:
+        spec["claimRef"] = _prune({"kind": "PersistentVolumeClaim",
+                                   "namespace": s.claim_ref.namespace,
+                                   "name": s.claim_ref.name, "uid": s.claim_ref.uid})
+    if s.node_affinity is not None:
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms":
+                                             [_term(t) for t in s.node_affinity]}}
+    if s.source_kind:
+        spec[s.source_kind] = dict(s.source)
+    if s.volume_attributes_class_name is not None:
+        spec["volumeAttributesClassName"] = s.volume_attributes_class_name
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": encode_meta(pv.metadata),
+            "spec": spec, "status": {"phase": pv.status.phase}}

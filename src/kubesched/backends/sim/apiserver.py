@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kubesched.api.dra.store import dra_index, remove_claim, replace_claim, with_status
 from kubesched.api.dra.types import ResourceClaim, claim_is_for_pod
 from kubesched.api.dumptime import virtual_time
+from kubesched.api.encode import encode_persistent_volume
 from kubesched.api.scenario import Scenario, pod_arrival, pod_duration
 from kubesched.api.storage import (
     ANN_SELECTED_NODE,
@@ -110,8 +111,9 @@ class ApiServer:
         self.gone: dict[str, str] = {}
         self.created: list[Pod] = []  # pods the controllers created during the run
         self.finished: list[Pod] = []  # pods that ran to completion (--state-out)
-        # the claims the StatefulSet controller created, as created (--state-out)
-        self.made_claims: list[dict[str, Any]] = []
+        # the storage objects made during the run, as made (--state-out): the StatefulSet
+        # controller's claims, the provisioner's volumes
+        self.made_objects: list[dict[str, Any]] = []
         self._finish_at: dict[str, float] = {}  # uid -> when a running pod finishes
         self._keys: set[str] = {p.key for p in scenario.pods}  # every pod name ever used
         self._resource_version = 0
@@ -467,6 +469,7 @@ class ApiServer:
         self._resource_version += 1
         pv.metadata.resource_version = str(self._resource_version)
         replace_storage_object(objects, pv)
+        self.made_objects.append(encode_persistent_volume(pv))
         self._echo(Stored(None, pv))
         self._controller_bind(pv, new)
         return new  # as stored by the update; the controller's binding follows
@@ -677,7 +680,7 @@ class ApiServer:
             replace_storage_object(objects, pvc)
             self._count("PersistentVolumeClaim", object_key(pvc))
             self._echo(Stored(None, pvc))
-            self.made_claims.append(doc)
+            self.made_objects.append(doc)
 
     def _after_gone(self, pod: Pod) -> None:
         """``pod`` has left the API server (the last step of a deletion, or finished)."""

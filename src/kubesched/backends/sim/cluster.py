@@ -143,8 +143,8 @@ class SimCluster:
         return self.api.finished
 
     @property
-    def made_claims(self) -> list[dict[str, Any]]:
-        return self.api.made_claims
+    def made_objects(self) -> list[dict[str, Any]]:
+        return self.api.made_objects
 
     @property
     def controllers(self) -> Controllers:

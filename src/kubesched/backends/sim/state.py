@@ -131,8 +131,8 @@ def state_documents(sim: EndState) -> list[dict[str, Any]]:
         docs.append(pod_doc(pod, node=pod.spec.node_name, phase=phase, annotations=ann))
     objects = sim.objects
     claims = dict(dra_index(objects).claims)
-    # the StatefulSet controller's claims made during the run come after the scenario's
-    for doc in [*sc.documents, *sim.made_claims]:
+    # the claims and volumes made during the run come after the scenario's
+    for doc in [*sc.documents, *sim.made_objects]:
         out = _current(doc, objects, now, keys, sim)
         if out is not None and out.get("kind") == "ResourceClaim":
             out = _claim_now(out, claims)
