@@ -182,3 +182,20 @@ def test_a_terminating_pods_replacement_missing_from_the_dump_is_created_once(
     assert [p.metadata.owner_references[0].name for p in sim.created] == ["web-7f9b5d6c8"]
     rec = next(r for r in result.records if r.key == sim.created[0].key)
     assert (rec.node, rec.time) == (NODE_A, 20.0)
+
+
+def test_a_run_resumed_mid_grace_ends_as_the_uninterrupted_one(tmp_path: Path) -> None:
+    """Cut at 5 s, while the old web pod and the report pod are still terminating: the
+    continued run frees the CPU at the same instant and keeps the report pod's fate."""
+    state = tmp_path / "state.yaml"
+    res = CliRunner().invoke(main, ["simulate", ROLLOUT, "--until", "5", "--state-out",
+                                    str(state), "--quiet"])
+    assert res.exit_code == 0, res.output
+    _, result = _run(str(state))
+    recs = {r.key: r for r in result.records}
+    web = recs["shop/web-7f9b5d6c8-m5zqk"]
+    assert (web.node, web.time) == (NODE_A, 20.0)
+    report = recs["shop/nightly-report-29405370-7kq2x"]
+    assert (report.node, report.message) == (None, "evicted: pod deleted (terminating at load)")
+    assert report in result.evicted and result.pending == []
+    assert result.virtual_seconds == 25.0

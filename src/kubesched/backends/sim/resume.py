@@ -125,7 +125,10 @@ def _decode_gone(e: dict[str, Any], at: float, r: Restoring) -> Event:
     cur = r.sim.api.pods.get(uid)
     if cur is not None and cur.metadata.deletion_timestamp is not None:
         reason = e.get("reason")
-        r.sim.api.deleted[uid] = reason if isinstance(reason, str) else "deleted"
+        api = r.sim.api
+        api.deleted[uid] = fate = reason if isinstance(reason, str) else "deleted"
+        if not cur.spec.node_name:  # pending and terminating: never scheduled, its fate known
+            api.accounting.deleted(cur, fate, api.clock.now())
         return PodGone(cur)
     return PodGone(r.gone(uid, key))
 
