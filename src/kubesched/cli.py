@@ -36,6 +36,7 @@ def _example_path(name: str) -> str:
 def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: FeatureGates,
           strict: bool = False, plugins: dict[str, type] | None = None
           ) -> tuple[Scenario, SchedulerConfiguration]:
+    from kubesched.api.gangs import coscheduling_off
     from kubesched.api.scenario import load_scenario
     from kubesched.config import run_config
 
@@ -45,6 +46,9 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
         click.echo(f"warning: {w}", err=True)
     config = run_config(config_path, scenario.config, scenario.config_source, features,
                         plugins)
+    cosched = any("Coscheduling" in p.plugins.enabled_names() for p in config.profiles)
+    for w in coscheduling_off(scenario.objects, cosched):
+        click.echo(f"warning: {w}", err=True)
     for name in config.unused_out_of_tree():
         click.echo(f"warning: plugin {name} is registered (--plugin or an entry point) but "
                    "no profile enables it: it takes no part in scheduling", err=True)

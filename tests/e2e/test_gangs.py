@@ -214,3 +214,22 @@ def test_upstream_api_versions_per_release():
         load_scenario_text(text, "<t>", release="1.37")
     with pytest.raises(Exception, match=r"unknown field \"spec\.workloadRef\""):
         load_scenario_text(nodes(1) + pod("p", spec=REF35), "<t>", release="1.36", strict=True)
+
+
+def test_a_coscheduling_pod_group_no_profile_serves_is_warned_about(tmp_path):
+    # without Coscheduling in a profile nothing reads the PodGroup: its pods go one by one,
+    # which the user is told (a dump from a cluster running scheduler-plugins as its scheduler)
+    from click.testing import CliRunner
+
+    from kubesched.cli import main
+
+    path = tmp_path / "s.yaml"
+    path.write_text(nodes(1) + pod_group("g", 2) + pod("g-0", group="g") + pod("g-1", group="g"))
+    warning = ("warning: PodGroup default/g (scheduling.x-k8s.io): no profile enables "
+               "Coscheduling; their pods are scheduled one by one, not as a gang\n")
+    res = CliRunner().invoke(main, ["simulate", str(path), "--quiet"])
+    assert res.exit_code == 0 and res.stderr == warning
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(cosched())
+    res = CliRunner().invoke(main, ["simulate", str(path), "--config", str(cfg), "--quiet"])
+    assert res.exit_code == 0 and warning not in res.stderr

@@ -24,6 +24,7 @@ from typing import Any
 from kubesched.api.parse import parse_resource_list
 from kubesched.api.schema import register_kind
 from kubesched.api.types import GenericObject, Pod, Resources
+from kubesched.api.unmodelled import name_list
 from kubesched.api.validation.errors import invalid, required
 from kubesched.api.validation.meta import validate_meta
 from kubesched.api.validation.registry import register_validator
@@ -246,3 +247,15 @@ def pod_group_policy(pod_group: GenericObject) -> GangPolicy:
 def _policy(policy: Any) -> GangPolicy:
     gang = policy.get("gang") if isinstance(policy, Mapping) else None
     return GangPolicy(int(gang.get("minCount", 0)) if isinstance(gang, Mapping) else None)
+
+
+def coscheduling_off(objects: Mapping[str, Sequence[Any]], enabled: bool) -> list[str]:
+    """The warning for scheduler-plugins' PodGroups when no profile enables Coscheduling
+    (which alone reads them): their pods are scheduled one by one, as a cluster without the
+    plugin would."""
+    refs = [f"{o.metadata.namespace}/{o.metadata.name}" for o in objects.get(POD_GROUP_KIND, ())
+            if api_group(o) == COSCHEDULING_GROUP]
+    if not refs or enabled:
+        return []
+    return [f"PodGroup {name_list(refs)} ({COSCHEDULING_GROUP}): no profile enables "
+            "Coscheduling; their pods are scheduled one by one, not as a gang"]
