@@ -25,14 +25,17 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}
 """
 
 
-@pytest.mark.parametrize("args", [[], ["--placements", "-"], ["--state-out", "-"]])
-def test_a_closed_stdout_ends_quietly(tmp_path: Path, args: list[str]) -> None:
+@pytest.mark.parametrize("command, args", [
+    ("simulate", []), ("simulate", ["--placements", "-"]), ("simulate", ["--state-out", "-"]),
+    ("plan", []), ("explain", ["--pod", "default/p"]),
+])
+def test_a_closed_stdout_ends_quietly(tmp_path: Path, command: str, args: list[str]) -> None:
     scenario = tmp_path / "s.yaml"
     scenario.write_text(SCENARIO)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     env.pop("KUBESCHED_DEBUG", None)
     read, write = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-m", "kubesched", "simulate", str(scenario),
+    proc = subprocess.Popen([sys.executable, "-m", "kubesched", command, str(scenario),
                              *args], stdout=write, stderr=subprocess.PIPE, env=env)
     os.close(write)
     os.close(read)  # the reader is gone (| head -1 after its line)

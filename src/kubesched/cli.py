@@ -649,11 +649,10 @@ def plan(scenario: tuple[str, ...], expander: str, scale_down: bool, threshold: 
     if fmt == "json":
         click.echo(json.dumps(out.as_json(), indent=1))
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console()
+    con = _console()
     if out.add:
         t = Table()
         t.add_column("node group")

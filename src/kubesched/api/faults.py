@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.api.schema import register_kind
+from kubesched.api.schema import KUBESCHED_API_VERSION, own_kind_schema, register_kind
 from kubesched.api.validation.errors import forbidden, invalid, required, unsupported
 from kubesched.api.validation.meta import validate_meta
 from kubesched.api.validation.registry import register_validator
 
 KIND = "Fault"
-API_VERSION = "kubesched.io/v1alpha1"
+API_VERSION = KUBESCHED_API_VERSION
 DEFAULT_NAMESPACE = "default"
 
 DELETE_NODE = "DeleteNode"
@@ -46,35 +46,27 @@ _FIELDS: dict[str, frozenset[str]] = {
 _TARGETS = ("node", "pod", "count", "boundTo", "duringBinding", "device", "condition", "status",
             "reason", "message")
 
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["apiVersion", "kind", "metadata", "spec"],
-    "additionalProperties": False,
-    "properties": {
-        "apiVersion": {"type": "string", "enum": [API_VERSION]},
-        "kind": {"type": "string", "enum": [KIND]},
-        "metadata": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
-        "spec": {
-            "type": "object",
-            "required": ["action"],
-            "additionalProperties": False,
-            "properties": {
-                "at": {"type": "number", "minimum": 0},
-                "action": {"type": "string", "enum": list(ACTIONS)},
-                "node": {"type": "string", "minLength": 1},
-                "pod": {"type": "string", "minLength": 1},
-                "count": {"type": "integer", "minimum": 1},
-                "boundTo": {"type": "string", "minLength": 1},
-                "duringBinding": {"type": "boolean"},
-                "device": {"type": "string", "minLength": 1},
-                "condition": {"type": "string", "minLength": 1},
-                "status": {"type": "string", "enum": list(CONDITION_STATUSES)},
-                "reason": {"type": "string"},
-                "message": {"type": "string"},
-            },
+SCHEMA: dict[str, Any] = own_kind_schema(KIND, ["metadata", "spec"], {
+    "spec": {
+        "type": "object",
+        "required": ["action"],
+        "additionalProperties": False,
+        "properties": {
+            "at": {"type": "number", "minimum": 0},
+            "action": {"type": "string", "enum": list(ACTIONS)},
+            "node": {"type": "string", "minLength": 1},
+            "pod": {"type": "string", "minLength": 1},
+            "count": {"type": "integer", "minimum": 1},
+            "boundTo": {"type": "string", "minLength": 1},
+            "duringBinding": {"type": "boolean"},
+            "device": {"type": "string", "minLength": 1},
+            "condition": {"type": "string", "minLength": 1},
+            "status": {"type": "string", "enum": list(CONDITION_STATUSES)},
+            "reason": {"type": "string"},
+            "message": {"type": "string"},
         },
     },
-}
+})
 
 
 @dataclass(frozen=True, slots=True)

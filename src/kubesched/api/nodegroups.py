@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kubesched.api.parse import parse_node
-from kubesched.api.schema import register_kind
+from kubesched.api.schema import KUBESCHED_API_VERSION, own_kind_schema, register_kind
 from kubesched.api.types import Node, ObjectMeta
 from kubesched.api.validation.errors import invalid, required
 from kubesched.api.validation.meta import validate_meta
@@ -24,7 +24,7 @@ from kubesched.api.validation.registry import register_validator
 from kubesched.errors import InputError
 
 KIND = "NodeGroup"
-API_VERSION = "kubesched.io/v1alpha1"
+API_VERSION = KUBESCHED_API_VERSION
 #: the label every node of a group carries (its value: the group's name); the nodes of the
 #: scenario that carry it count towards the group's size
 GROUP_LABEL = "kubesched.io/node-group"
@@ -32,43 +32,35 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 _INT32 = {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}
 
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["apiVersion", "kind", "metadata", "spec"],
-    "additionalProperties": False,
-    "properties": {
-        "apiVersion": {"type": "string", "enum": [API_VERSION]},
-        "kind": {"type": "string", "enum": [KIND]},
-        "metadata": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
-        "spec": {
-            "type": "object",
-            "required": ["template", "maxSize"],
-            "additionalProperties": False,
-            "properties": {
-                "template": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "properties": {
-                        "metadata": {
+SCHEMA: dict[str, Any] = own_kind_schema(KIND, ["metadata", "spec"], {
+    "spec": {
+        "type": "object",
+        "required": ["template", "maxSize"],
+        "additionalProperties": False,
+        "properties": {
+            "template": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "metadata": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {"labels": {
                             "type": "object",
-                            "additionalProperties": False,
-                            "properties": {"labels": {
-                                "type": "object",
-                                "additionalProperties": {"type": "string"}}},
-                        },
-                        "spec": {"$ref": "#/$defs/io.k8s.api.core.v1.NodeSpec"},
-                        "status": {"$ref": "#/$defs/io.k8s.api.core.v1.NodeStatus"},
+                            "additionalProperties": {"type": "string"}}},
                     },
+                    "spec": {"$ref": "#/$defs/io.k8s.api.core.v1.NodeSpec"},
+                    "status": {"$ref": "#/$defs/io.k8s.api.core.v1.NodeStatus"},
                 },
-                "minSize": _INT32,
-                "maxSize": _INT32,
-                "priority": {"type": "integer"},
-                "price": {"type": "number"},
-                "provisioningDelaySeconds": {"type": "number"},
             },
+            "minSize": _INT32,
+            "maxSize": _INT32,
+            "priority": {"type": "integer"},
+            "price": {"type": "number"},
+            "provisioningDelaySeconds": {"type": "number"},
         },
     },
-}
+})
 
 
 @dataclass(frozen=True, slots=True)

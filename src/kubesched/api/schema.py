@@ -373,3 +373,23 @@ def _type_ok(value: Any, types: tuple[str, ...]) -> bool:
 def _short(v: Any) -> Any:
     text = repr(v)
     return v if len(text) <= 80 else text[:77] + "..."
+
+
+KUBESCHED_API_VERSION = "kubesched.io/v1alpha1"
+
+
+def own_kind_schema(kind: str, required: list[str], properties: dict[str, Any]
+                    ) -> dict[str, Any]:
+    """The schema of one of kubesched's own kinds (``kubesched.io/v1alpha1``): apiVersion,
+    kind and metadata, then ``properties`` (``required`` among them), nothing else."""
+    return {
+        "type": "object",
+        "required": ["apiVersion", "kind", *required],
+        "additionalProperties": False,
+        "properties": {
+            "apiVersion": {"type": "string", "enum": [KUBESCHED_API_VERSION]},
+            "kind": {"type": "string", "enum": [kind]},
+            "metadata": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+            **properties,
+        },
+    }

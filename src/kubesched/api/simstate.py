@@ -18,36 +18,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.naming import set_generator_state
-from kubesched.api.schema import register_kind
+from kubesched.api.schema import KUBESCHED_API_VERSION, own_kind_schema, register_kind
 from kubesched.errors import InputError
 
 KIND = "SimulationState"
-API_VERSION = "kubesched.io/v1alpha1"
+API_VERSION = KUBESCHED_API_VERSION
 
 #: where a queued pod is (the scheduling queue's sub-queues)
 QUEUE_PLACES = ("active", "backoff", "error_backoff", "unschedulable", "gated")
 
 _FREE = {"type": "object"}
 _LIST = {"type": "array"}
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["apiVersion", "kind", "clock", "generators"],
-    "additionalProperties": False,
-    "properties": {
-        "apiVersion": {"type": "string", "enum": [API_VERSION]},
-        "kind": {"type": "string", "enum": [KIND]},
-        "metadata": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
-        "clock": {"type": "number"},
-        "wakeup": {"type": ["number", "null"]},
-        "generators": _FREE,
-        "scheduler": _FREE,
-        "queue": _LIST,
-        "timeline": _LIST,
-        "usedNames": _LIST,
-        "nodeTree": _LIST,
-        "runLoop": _FREE,
-    },
-}
+SCHEMA: dict[str, Any] = own_kind_schema(KIND, ["clock", "generators"], {
+    "clock": {"type": "number"},
+    "wakeup": {"type": ["number", "null"]},
+    "generators": _FREE,
+    "scheduler": _FREE,
+    "queue": _LIST,
+    "timeline": _LIST,
+    "usedNames": _LIST,
+    "nodeTree": _LIST,
+    "runLoop": _FREE,
+})
 
 
 @dataclass
