@@ -31,7 +31,7 @@ void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
 void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS_AT("measured"); }
 """
 
-DRIVER = """import cProfile, ctypes, sys, time
+DRIVER = """import cProfile, ctypes, os, sys, time
 lib = ctypes.CDLL(sys.argv[1])
 slowdown = float(sys.argv[3])
 real = time.perf_counter
@@ -52,7 +52,7 @@ def count(workdir: Path, shim: Path, src: str, workload: str, slowdown: float
           ) -> tuple[int, str]:
     out = workdir / "callgrind.out"
     driver = workdir / "driver.py"
-    driver.write_text("import os\n" + DRIVER)
+    driver.write_text(DRIVER)
     env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no",

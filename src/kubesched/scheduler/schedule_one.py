@@ -189,22 +189,24 @@ class ScheduleOne(Algorithm):
 
         st = fwk.run_reserve(state, assumed, result.suggested_host)
         if not st.is_success():
-            fwk.run_unreserve(state, assumed, result.suggested_host)
-            self.cache.forget_pod(assumed)
-            message = self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
-            self._decided(qpi, None, result, message)
+            self._undo_assume(fwk, state, qpi, st, result, assumed, cycle)
             return None, None
         st, timeouts = fwk.run_permit(state, assumed, result.suggested_host)
         if st.code == Code.WAIT:
             state.write(_PERMIT_WAIT, timeouts)
         elif not st.is_success():
-            fwk.run_unreserve(state, assumed, result.suggested_host)
-            self.cache.forget_pod(assumed)
-            message = self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
-            self._decided(qpi, None, result, message)
+            self._undo_assume(fwk, state, qpi, st, result, assumed, cycle)
             return None, None
         self._decided(qpi, result.suggested_host, result, None)
         return result, assumed
+
+    def _undo_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                     st: Status, result: ScheduleResult, assumed: Pod, cycle: int) -> None:
+        """Reserve or Permit refused the chosen node: unreserve, forget, and fail."""
+        fwk.run_unreserve(state, assumed, result.suggested_host)
+        self.cache.forget_pod(assumed)
+        message = self._fail_on_node(fwk, qpi, st, result.suggested_host, cycle)
+        self._decided(qpi, None, result, message)
 
     def _decided(self, qpi: QueuedPodInfo, node: str | None, result: ScheduleResult,
                  message: str | None) -> None:
