@@ -103,3 +103,23 @@ def test_default_trace_loads() -> None:
     assert (len(nodes), sum(n.gpus for n in nodes), len(pods)) == (1213, 6212, 8152)
     assert len(paper_workload(pods, nodes, ratio=1.3, seed=42)) == 10771
     assert all(p.creation is None for p in read_pods(data / "openb_pod_list_multigpu50.csv"))
+
+
+def test_arrival_levels_follow_the_authors_tabulation() -> None:
+    from kubesched.research.run import arrival_levels
+
+    # 2 GPUs (2000 milli). Arrived % = milli / 2 / 10, rounded half to even; allocated %
+    # rounded to 2 decimals; a level's value: the mean of its points, else of x ± 1's.
+    points = [(500, 500),     # 25 %, 25.00
+              (1000, 1000),   # 50 %, 50.00
+              (1010, 1003),   # 50.5 % → 50 (half to even), 50.15
+              (1030, 1000),   # 51.5 % → 52 (half to even), 50.00
+              (2600, 1800)]   # 130 %, 90.00
+    got = arrival_levels(points, 2000)
+    assert got[25] == 25.0 and got[130] == 90.0
+    assert got[50] == 50.08  # mean(50.00, 50.15) = 50.075: np.round gives 50.08
+    assert got[52] == 50.0
+    assert got[24] == got[26] == 25.0  # no point at 24 or 26: those at 23..25 / 25..27
+    assert got[51] == 50.05  # no point at 51: the three within 50..52, mean 50.05
+    assert 0 not in got and 40 not in got and 131 not in got
+    assert arrival_levels([], 2000) == {} and arrival_levels(points, 0) == {}

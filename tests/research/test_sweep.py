@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from importlib import resources
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner, Result
 
 from kubesched.cli import main
 from kubesched.config.features import gates_for
+from kubesched.research.openb import OpenbSpec
 from kubesched.research.sweep import Run, Summary, row_key, summarize
 from kubesched.research.sweepfile import Trace, load_sweep
 
@@ -80,19 +82,19 @@ def test_rows_follow_the_contract(tmp_path: Path) -> None:
     # DESIGN.md: scenario, policy, seed, kubernetes_version, then the metrics
     assert header[:4] == ["scenario", "policy", "seed", "kubernetes_version"]
     assert {"unallocated_gpu_pct", "pods", "scheduled", "wall_seconds"} <= set(header)
-    assert header[-1] == "feature_gates"
+    assert header[-3:] == ["feature_gates", "ratio", "tiebreak"]
     assert sorted((r["policy"], r["seed"]) for r in rows) == sorted(
         (p, s) for p in ("FGD", "BestFit", "Random") for s in ("42", "43"))
     for r in rows:
-        assert (r["scenario"], r["kubernetes_version"], r["feature_gates"]) == (
-            "tiny", "1.36", "")
+        assert (r["scenario"], r["kubernetes_version"], r["feature_gates"], r["ratio"],
+                r["tiebreak"]) == ("tiny", "1.36", "", "1.3", "simulator")
         assert r["gpu_milli_total"] == str(GPUS * 1000)
         pct = float(r["unallocated_gpu_pct"])
         assert 0 <= pct <= 100
         assert pct == pytest.approx(100 - int(r["gpu_milli_allocated"]) / GPUS / 10)
         assert int(r["scheduled"]) + int(r["pending"]) == int(r["pods"])
     # the summary: mean per policy over the two seeds, the paper's number beside FGD's
-    assert "FGD" in res.stdout and "1.50" in res.stdout
+    assert "FGD" in res.stdout and "1.5" in res.stdout
 
 
 def test_processes_give_the_rows_of_one_process(tmp_path: Path) -> None:
@@ -111,7 +113,8 @@ def test_a_rerun_skips_the_rows_already_written(tmp_path: Path) -> None:
     header, first = read_csv(out)
     assert len(first) == 3
     # a row already there is never recomputed: a value changed by hand stays
-    marked = out.read_text().replace(first[0]["wall_seconds"] + ",\n", "999.5,\n", 1)
+    tail = ",,1.3,simulator\n"  # feature_gates, ratio, tiebreak
+    marked = out.read_text().replace(first[0]["wall_seconds"] + tail, "999.5" + tail, 1)
     # and a run whose line was cut short by a kill is run again
     cut = marked + "tiny,Random,43,1.3"
     out.write_text(cut)
@@ -187,14 +190,18 @@ def test_summary_is_mean_and_sample_deviation_over_seeds(tmp_path: Path) -> None
     (tmp_path / "s.yaml").write_text(SWEEP)
     spec = load_sweep(str(tmp_path / "s.yaml"), tmp_path / "data")
     base = {"scenario": "tiny", "kubernetes_version": "1.37", "feature_gates": "",
-            "pods": 1, "scheduled": 1, "pending": 0}
+            "pods": 1, "scheduled": 1, "pending": 0, "ratio": 1.3, "tiebreak": "simulator"}
     rows = [{**base, "policy": p, "seed": s, "unallocated_gpu_pct": v}
             for p, s, v in (("FGD", 42, 2.0), ("FGD", 43, 4.0), ("BestFit", 42, 3.0))]
+    rows.append({**rows[0], "ratio": 1.0, "unallocated_gpu_pct": 9.0})
     got = summarize(rows, spec)
-    assert got == [Summary("tiny", "FGD", "1.37", "", "unallocated_gpu_pct", 2, 3.0,
-                           2 ** 0.5, 1.5),
-                   Summary("tiny", "BestFit", "1.37", "", "unallocated_gpu_pct", 1, 3.0, 0.0,
-                           None)]
+    at = ("1.37", "")
+    assert got == [Summary("tiny", "FGD", *at, 1.0, "simulator", "unallocated_gpu_pct", 1,
+                           9.0, 0.0, 1.5),
+                   Summary("tiny", "FGD", *at, 1.3, "simulator", "unallocated_gpu_pct", 2,
+                           3.0, 2 ** 0.5, 1.5),
+                   Summary("tiny", "BestFit", *at, 1.3, "simulator", "unallocated_gpu_pct",
+                           1, 3.0, 0.0, None)]
 
 
 def test_generic_sweep_of_scenarios_and_configurations(tmp_path: Path) -> None:
@@ -225,6 +232,14 @@ def test_generic_sweep_of_scenarios_and_configurations(tmp_path: Path) -> None:
     (SWEEP.replace("seeds: 2", "seeds: [1, x]"), "seeds[1]"),
     (SWEEP.replace("seeds: 2", "seeds: {first: 1, count: -2}"), "seeds.count"),
     (SWEEP.replace("seeds: 2", "seeds: 2\nratio: -1"), "ratio"),
+    (SWEEP.replace("seeds: 2", "seeds: 2\nratio: 0"), "ratio"),
+    (SWEEP.replace("seeds: 2", "seeds: 2\nratio: [1.0, x]"), "ratio[1]"),
+    (SWEEP.replace("seeds: 2", "seeds: 2\nratio: [1.3, 1.3]"), "ratio[1]"),
+    (SWEEP.replace("[tiny]", "[{pods: tiny, ratio: [.nan]}]"), "traces[0].ratio[0]"),
+    (SWEEP.replace("seeds: 2", "seeds: 2\ntiebreak: coin"), "tiebreak"),
+    (SWEEP.replace("seeds: 2", "seeds: 2\ntiebreak: [simulator, coin]"), "tiebreak[1]"),
+    (SWEEP.replace("tiny: {FGD: 1.5}", "tiny: {1.3: {FGD: x}}"), "paper.tiny.1.3.FGD"),
+    (SWEEP.replace("tiny: {FGD: 1.5}", "tiny: {-1: {FGD: 1}}"), "paper.tiny.-1"),
     (SWEEP.replace("seeds: 2", "seeds: 2\norder: sorted"), "order"),
     (SWEEP.replace("seeds: 2", "seeds: 2\nkubernetesVersions: ['1.20']"),
      "kubernetesVersions[0]"),
@@ -259,14 +274,26 @@ def test_a_results_file_of_something_else_is_refused(tmp_path: Path) -> None:
     res = sweep(tmp_path)
     assert res.exit_code == 2
     assert res.stderr.startswith(f"error: {tmp_path / 'out.csv'}:1: not a results file")
+    # one written before the ratio and tiebreak columns: say so
+    old = ("scenario,policy,seed,kubernetes_version,pods,scheduled,pending,"
+           "unallocated_gpu_pct,gpu_milli_allocated,gpu_milli_total,wall_seconds,"
+           "feature_gates\n")
+    (tmp_path / "out.csv").write_text(old)
+    res = sweep(tmp_path)
+    assert res.exit_code == 2 and "before the ratio and tiebreak columns" in res.stderr
 
 
-def test_keys_name_every_dimension() -> None:
+def test_keys_name_every_dimension(tmp_path: Path) -> None:
     run = Run("t", "FGD", 7, "1.36", (("B", False), ("A", True)))
-    assert run.key == ("t", "FGD", "7", "1.36", "A=true,B=false")
+    assert run.key == ("t", "FGD", "7", "1.36", "A=true,B=false", "", "uniform")
     row = {"scenario": "t", "policy": "FGD", "seed": 7, "kubernetes_version": "1.36",
-           "feature_gates": "A=true,B=false"}
+           "feature_gates": "A=true,B=false", "ratio": None, "tiebreak": "uniform"}
     assert row_key(row) == run.key
+    traced = Run("t", "FGD", 7, "1.36", trace=OpenbSpec(tmp_path, ratio=1.0),
+                 tiebreak="simulator")
+    assert traced.key[-2:] == ("1.0", "simulator")
+    assert row_key({**row, "feature_gates": "", "ratio": 1.0, "tiebreak": "simulator"}
+                   ) == traced.key
 
 
 def test_the_bundled_fgd_sweep_matches_the_data(shared: Path) -> None:
@@ -278,17 +305,20 @@ def test_the_bundled_fgd_sweep_matches_the_data(shared: Path) -> None:
     path = resources.files("kubesched") / "examples" / "readme" / "fgd.yaml"
     s = load_sweep(str(path), data)
     assert [t.name for t in s.traces] == ["default", "cpu200", "gpushare100", "multigpu50"]
-    assert all(isinstance(t, Trace) and (t.spec.ratio, t.spec.order) == (1.3, "paper")
+    assert all(isinstance(t, Trace) and (t.ratios, t.spec.order) == ((1.0, 1.3), "paper")
                and t.spec.node_file.name == "openb_node_list_gpu_node.csv"
                for t in s.traces)
     assert s.policies == ["FGD", "BestFit", "DotProduct", "GpuPacking", "GpuClustering",
                           "Random"]
-    assert s.seeds == list(range(42, 52))
-    # the paper's table (reference/ecosystem.md §4.4): every trace × policy
-    assert {t: sorted(r) for t, r in s.paper.items()} == {
-        t.name: sorted(s.policies) for t in s.traces}
-    assert s.paper["default"]["FGD"] == 4.61 and s.paper["cpu200"]["Random"] == 16.23
-    assert len(grid(s, [FeatureGates()])) == 240
+    assert s.seeds == list(range(42, 52)) and s.tiebreaks == ["simulator"]
+    # the authors' artifact results at both arrival levels: every trace × policy
+    assert {t: {r: sorted(p) for r, p in levels.items()} for t, levels in s.paper.items()} == {
+        t.name: {1.0: sorted(s.policies), 1.3: sorted(s.policies)} for t in s.traces}
+    # spot checks against analysis_allo_discrete.csv (100 − column, mean of seeds 42–51)
+    assert s.paper_value("default", 1.3, "FGD") == 4.609
+    assert s.paper_value("multigpu50", 1.0, "Random") == 18.718
+    assert s.paper_value("cpu200", 1.3, "GpuPacking") == 9.775
+    assert len(grid(s, [FeatureGates()])) == 480
     check_inputs(s, [FeatureGates()])  # reads every trace file as the runs will
 
 
@@ -343,3 +373,55 @@ def test_a_configuration_written_in_the_sweep_file(tmp_path: Path) -> None:
     assert bad.stderr.startswith(f"error: {tmp_path / 's.yaml'} configs[1].config: "
                                  "KubeSchedulerConfiguration: field profiles[0].pluginConfig"
                                  "[0].args.scoringStrategy.type: "), bad.stderr
+
+
+def test_arrival_levels_and_tie_breaks_are_axes(tmp_path: Path) -> None:
+    base = tmp_path / "base"
+    assert sweep(base, "--jobs", "1", "--seeds", "1").exit_code == 0
+    text = SWEEP.replace("seeds: 2", "seeds: 1\nratio: [1.0, 1.3]\n"
+                         "tiebreak: [simulator, uniform]").replace(
+        "tiny: {FGD: 1.5}", "tiny: {1.0: {FGD: 2.25}, 1.3: {FGD: 1.5}}")
+    axes = tmp_path / "axes"
+    res = sweep(axes, "--jobs", "2", "--plot", str(axes / "fig.svg"), text=text)
+    assert res.exit_code == 0, res.output
+    _, rows = read_csv(axes / "out.csv")
+    assert sorted((r["ratio"], r["tiebreak"], r["policy"]) for r in rows) == sorted(
+        (ratio, tb, p) for ratio in ("1.0", "1.3") for tb in ("simulator", "uniform")
+        for p in ("FGD", "BestFit", "Random"))
+    # the axes add rows; the rows a sweep without them has are the same
+    assert without_wall(read_csv(base / "out.csv")[1]) == without_wall(
+        [r for r in rows if (r["ratio"], r["tiebreak"]) == ("1.3", "simulator")])
+    pods = {(r["ratio"], r["tiebreak"], r["policy"]): int(r["pods"]) for r in rows}
+    assert all(pods["1.0", tb, p] < pods["1.3", tb, p] for tb, p in
+               [("simulator", "FGD"), ("uniform", "Random")])
+    # each level beside its own published number
+    assert "2.25" in res.stdout and "1.5" in res.stdout and "arrived" in res.stdout
+    # one curve per run beside the results: arrived % up to the run's level
+    curves = [json.loads(line) for line in
+              (axes / "out.curves.jsonl").read_text().splitlines()]
+    assert len(curves) == len(rows)
+    for c in curves:
+        assert c["arrived_pct"] == sorted(c["arrived_pct"])
+        assert abs(c["arrived_pct"][-1] - 100 * c["ratio"]) <= 10  # the last pod overshoots
+        row = next(r for r in rows if all(str(c[k]) == r[k] for k in (
+            "policy", "seed", "ratio", "tiebreak")))
+        # the curve's last level: the run's allocation then (rounded as the authors do)
+        unalloc = float(row["unallocated_gpu_pct"])
+        assert abs(100 - c["allocated_pct"][-1] - unalloc) < 1.0
+    svg = (axes / "fig.svg").read_text()
+    assert "arrived workload" in svg and "100%" in svg and "uniform" in svg
+
+
+def test_curves_resume_with_their_rows(tmp_path: Path) -> None:
+    assert sweep(tmp_path, "--jobs", "1", "--seeds", "1").exit_code == 0
+    path = tmp_path / "out.curves.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 3
+    path.write_text("".join(lines) + lines[0][:20])  # a line cut short by a kill
+    res = sweep(tmp_path, "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    again = path.read_text().splitlines(keepends=True)
+    assert again[:3] == lines and len(again) == 6
+    path.write_text("{not json\n")
+    res = sweep(tmp_path, "--jobs", "1")
+    assert res.exit_code == 2 and f"{path}:1: not a curve line" in res.stderr

@@ -48,11 +48,13 @@ def test_node_order_is_a_permutation_over_sorted_names() -> None:
     assert ranks == node_order(list(reversed(nodes)), random.Random(5))
 
 
-def _placements(policy: str, ranks: dict[str, int], pods: list[TracePod]) -> list[str | None]:
+def _placements(policy: str, ranks: dict[str, int], pods: list[TracePod], *,
+                tiebreak: str = "simulator", seed: int = 1) -> list[str | None]:
     nodes = [TraceNode(n, 32000, 65536, 2, "T4") for n in ("n0", "n1", "n2")]
     sc = load_scenario_docs(scenario_docs(nodes, pods, ranks=ranks), "<test>")
     assert sc.nodes[0].labels[ORDER_LABEL] == f"{ranks['n0']:04d}"
-    result = SimCluster(sc, scheduler_config(policy, pods), seed=1).run()
+    result = SimCluster(sc, scheduler_config(policy, pods, tiebreak=tiebreak),
+                        seed=seed).run()
     by_key = {r.key: r.node for r in result.records}
     return [by_key[f"openb/{p.name}"] for p in pods]
 
@@ -67,6 +69,20 @@ def test_ties_go_to_the_first_node_of_the_order(policy: str) -> None:
     assert got[0] == "n1"
     assert got[1] == "n1"  # one GPU left on n1
     assert got[2] == "n2"  # n1 full: n2 and n0 tie again, n2 is before n0
+
+
+@pytest.mark.parametrize("policy", ["FGD", "BestFit", "GpuPacking"])
+def test_the_uniform_tie_break_ignores_the_order(policy: str) -> None:
+    # The same three identical idle nodes: under kube-scheduler's tie-break the first pod
+    # goes to any of them, by the scheduler's seed; under the simulator's, always to n1.
+    pods = [TracePod("p0", 4000, 4096, 1, 1000)]
+    ranks = {"n0": 2, "n1": 0, "n2": 1}
+    uniform = {_placements(policy, ranks, pods, tiebreak="uniform", seed=s)[0]
+               for s in range(12)}
+    assert uniform == {"n0", "n1", "n2"}
+    assert {_placements(policy, ranks, pods, seed=s)[0] for s in range(4)} == {"n1"}
+    cfg = scheduler_config(policy, pods, tiebreak="uniform")
+    assert [p.name for p in cfg.profiles[0].plugins.score.enabled] == [policy]
 
 
 def test_cpu_pods_under_gpu_policies_fill_the_first_node() -> None:

@@ -17,6 +17,7 @@ from kubesched.errors import InputError, check_output_path, require_extra
 
 if TYPE_CHECKING:
     from kubesched.config.features import FeatureGates
+    from kubesched.research.plots import Curves
     from kubesched.research.sweep import Outcome, Results, Run, Summary
 
 # Where these machines keep the traces (DESIGN.md): beside the checkout, never in it.
@@ -118,7 +119,8 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
     if plot_path is not None and summary:
         from kubesched.research.plots import write_plot
 
-        write_plot(plot_path, summary, sweep.name)
+        write_plot(plot_path, summary, sweep.name,
+                   _curves([r for r in runs if r.tiebreak == sweep.tiebreaks[0]], results))
     for f in failures:
         click.echo(f"error: run {_label(f.run)} failed: {f.error}", err=True)
     if failures:
@@ -127,9 +129,22 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
         sys.exit(1)
 
 
+def _curves(runs: list[Run], results: Results) -> Curves:
+    """The recorded curves of the traces' runs, by (trace, level, tie-break) and policy."""
+    out: Curves = {}
+    for run in runs:
+        levels = results.curves.get(run.key)
+        if run.ratio is not None and levels:
+            out.setdefault((run.scenario, run.ratio, run.tiebreak), {}).setdefault(
+                run.policy, []).append(levels)
+    return out
+
+
 def _label(run: Run) -> str:
     gates = f" {run.feature_gates}" if run.gates else ""
-    return f"{run.scenario} {run.policy} seed {run.seed} v{run.kubernetes_version}{gates}"
+    level = f" at {run.ratio:g}, {run.tiebreak} tie-break" if run.ratio is not None else ""
+    return (f"{run.scenario}{level} {run.policy} seed {run.seed} v{run.kubernetes_version}"
+            f"{gates}")
 
 
 def _line(n: int, total: int, outcome: Outcome) -> str:
@@ -169,7 +184,7 @@ def _run_all(todo: list[Run], results: Results, ray_address: str | None,
             task = bar.add_task("sweep", total=len(todo))
             for n, outcome in enumerate(outcomes, start=1):
                 if outcome.row is not None:
-                    results.add(outcome.row)
+                    results.add(outcome.row, outcome.levels)
                 else:
                     failures.append(outcome)
                 bar.advance(task)
@@ -187,16 +202,21 @@ def _print_summary(summary: list[Summary]) -> None:
     from rich.text import Text
 
     several = len({(s.kubernetes_version, s.feature_gates) for s in summary}) > 1
+    levels = len({(s.ratio, s.tiebreak) for s in summary if s.ratio is not None}) > 1
     paper = any(s.paper is not None for s in summary)
     t = Table(title="Mean over seeds (± sample s.d.)")
-    for col in ["scenario", "policy"] + (["release"] if several else []) + [
-            "metric", "seeds", "mean", "± s.d."] + (["paper"] if paper else []):
-        t.add_column(col, justify="right" if col in ("seeds", "mean", "± s.d.", "paper")
-                     else "left")
+    for col in (["scenario"] + (["arrived", "tie-break"] if levels else []) + ["policy"]
+                + (["release"] if several else [])
+                + ["metric", "seeds", "mean", "± s.d."] + (["paper"] if paper else [])):
+        t.add_column(col, justify="right" if col in ("arrived", "seeds", "mean", "± s.d.",
+                                                     "paper") else "left")
     for s in summary:
         rel = [Text(f"{s.kubernetes_version} {s.feature_gates}".strip())] if several else []
-        ref = ["" if s.paper is None else f"{s.paper:.2f}"] if paper else []
-        t.add_row(Text(s.scenario), Text(s.policy), *rel, s.metric, str(s.runs),
+        at = ([f"{s.ratio:.0%}" if s.ratio is not None else "", s.tiebreak] if levels
+              else [])
+        # the authors' means have 3 decimals: quoting 2 would round some at a half cent
+        ref = ["" if s.paper is None else f"{s.paper:g}"] if paper else []
+        t.add_row(Text(s.scenario), *at, Text(s.policy), *rel, s.metric, str(s.runs),
                   f"{s.mean:.2f}", f"{s.stdev:.2f}", *ref)
     Console().print(t)
 

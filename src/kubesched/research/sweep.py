@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import math
 import os
@@ -24,22 +25,23 @@ from typing import TYPE_CHECKING, Any
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, require_extra
 from kubesched.research.openb import OpenbSpec, read_nodes, read_pods
-from kubesched.research.sweepfile import Config, Sweep
+from kubesched.research.sweepfile import SCENARIO_TIEBREAK, Config, Sweep
 
 if TYPE_CHECKING:
     from kubesched.api.scenario import Scenario
     from kubesched.config import SchedulerConfiguration
 
 # DESIGN.md's contract: scenario, policy, seed, kubernetes_version, then the metrics. The
-# gate overrides are part of a run's key too, but go last so that readers of the contract's
-# column order are not disturbed.
-KEY_COLUMNS = ("scenario", "policy", "seed", "kubernetes_version", "feature_gates")
+# gate overrides, the arrival level (traces) and the tie-break are part of a run's key too,
+# but go last so that readers of the contract's column order are not disturbed.
+KEY_COLUMNS = ("scenario", "policy", "seed", "kubernetes_version", "feature_gates", "ratio",
+               "tiebreak")
 METRIC_COLUMNS = ("pods", "scheduled", "pending", "unallocated_gpu_pct",
                   "gpu_milli_allocated", "gpu_milli_total", "wall_seconds")
-COLUMNS = KEY_COLUMNS[:-1] + METRIC_COLUMNS + KEY_COLUMNS[-1:]
+COLUMNS = KEY_COLUMNS[:4] + METRIC_COLUMNS + KEY_COLUMNS[4:]
 INT_COLUMNS = frozenset({"seed", "pods", "scheduled", "pending", "gpu_milli_allocated",
                          "gpu_milli_total"})
-FLOAT_COLUMNS = frozenset({"unallocated_gpu_pct", "wall_seconds"})
+FLOAT_COLUMNS = frozenset({"unallocated_gpu_pct", "wall_seconds", "ratio"})
 
 Row = dict[str, Any]
 Key = tuple[str, ...]
@@ -59,15 +61,21 @@ class Run:
     files: tuple[str, ...] = ()
     config: Config | None = None
     plugins: tuple[str, ...] = ()
+    tiebreak: str = SCENARIO_TIEBREAK
 
     @property
     def feature_gates(self) -> str:
         return gates_text(self.gates)
 
     @property
+    def ratio(self) -> float | None:
+        """The arrival level a trace's workload is inflated to; none for scenarios."""
+        return self.trace.ratio if self.trace is not None else None
+
+    @property
     def key(self) -> Key:
         return (self.scenario, self.policy, str(self.seed), self.kubernetes_version,
-                self.feature_gates)
+                self.feature_gates, _cell(self.ratio), self.tiebreak)
 
 
 def gates_text(gates: Iterable[tuple[str, bool]]) -> str:
@@ -77,7 +85,7 @@ def gates_text(gates: Iterable[tuple[str, bool]]) -> str:
 
 
 def row_key(row: Row) -> Key:
-    return tuple(str(row[c]) for c in KEY_COLUMNS)
+    return tuple(_cell(row.get(c)) for c in KEY_COLUMNS)
 
 
 def grid(sweep: Sweep, features: list[FeatureGates]) -> list[Run]:
@@ -88,7 +96,9 @@ def grid(sweep: Sweep, features: list[FeatureGates]) -> list[Run]:
         for gates in features:
             v, g = gates.version, gates.overrides
             for t in sweep.traces:
-                runs += [Run(t.name, p, seed, v, g, trace=t.spec) for p in sweep.policies]
+                runs += [Run(t.name, p, seed, v, g, trace=t.at(ratio), tiebreak=tb)
+                         for ratio in t.ratios or (t.spec.ratio,)
+                         for tb in sweep.tiebreaks for p in sweep.policies]
             for s in sweep.scenarios:
                 runs += [Run(s.name, c.name, seed, v, g, files=s.files, config=c,
                              plugins=tuple(sweep.plugins)) for c in sweep.configs]
@@ -143,18 +153,24 @@ def configuration(config: Config | None, scenario: Scenario, features: FeatureGa
 # ----------------------------------------------------------------------- one run
 
 
-def run_one(run: Run) -> Row:
+def run_one(run: Run) -> tuple[Row, dict[int, float] | None]:
+    """The run's results row, and for a trace its curve: allocated GPU % at each whole
+    percentage of arrived workload (research.run.arrival_levels)."""
     features = FeatureGates(run.kubernetes_version, run.gates)
     row: Row = dict(zip(KEY_COLUMNS, (run.scenario, run.policy, run.seed,
-                                      run.kubernetes_version, run.feature_gates), strict=True))
+                                      run.kubernetes_version, run.feature_gates, run.ratio,
+                                      run.tiebreak), strict=True))
+    levels = None
     if run.trace is not None:
         from kubesched.research.run import replay
 
-        r = replay(run.trace, run.policy, seed=run.seed, name=run.scenario, features=features)
+        r = replay(run.trace, run.policy, seed=run.seed, name=run.scenario, features=features,
+                   tiebreak=run.tiebreak)
         row.update(pods=r.pods, scheduled=r.scheduled, pending=r.pods - r.scheduled,
                    unallocated_gpu_pct=round(r.unallocated_gpu_pct, 6),
                    gpu_milli_allocated=r.gpu_milli_allocated,
                    gpu_milli_total=r.gpu_milli_total, wall_seconds=r.wall_seconds)
+        levels = r.levels()
     else:
         from kubesched.api.scenario import load_scenario
         from kubesched.backends.sim.cluster import SimCluster
@@ -166,7 +182,7 @@ def run_one(run: Run) -> Row:
         row.update(pods=len(result.records), scheduled=result.scheduled,
                    pending=len(result.pending), wall_seconds=result.wall_seconds)
     row["wall_seconds"] = round(row["wall_seconds"], 3)
-    return {c: row.get(c) for c in COLUMNS}
+    return {c: row.get(c) for c in COLUMNS}, levels
 
 
 @dataclass(frozen=True)
@@ -174,13 +190,15 @@ class Outcome:
     run: Run
     row: Row | None
     error: str | None  # one line; with KUBESCHED_DEBUG=1 the traceback too
+    levels: dict[int, float] | None = None
 
 
 def run_safely(run: Run) -> Outcome:
     """``run_one`` with its failure as data: a worker's exception must not lose the rows
     the other workers are finishing."""
     try:
-        return Outcome(run, run_one(run), None)
+        row, levels = run_one(run)
+        return Outcome(run, row, None, levels)
     except InputError as e:
         return Outcome(run, None, str(e))
     except Exception as e:
@@ -301,11 +319,28 @@ def _typed(column: str, text: str) -> Any:
     return text
 
 
+def curves_path(results: Path) -> Path:
+    """Where the traces' curves go beside a results file: ``R.csv`` → ``R.curves.jsonl``."""
+    return results.with_name(results.stem + ".curves.jsonl")
+
+
+def _whole_lines(path: Path) -> str:
+    """The file's text without a last line cut short (the machine stopped mid-write): that
+    line's run reruns. The file is truncated to match, so the rerun appends cleanly."""
+    text = path.read_text(encoding="utf-8")
+    if not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+        path.write_text(text, encoding="utf-8")
+    return text
+
+
 class Results:
     """The results file: rows already there (a rerun skips their runs) and rows appended
     one at a time, each on disk when ``add`` returns. CSV; Parquet when the path ends
     ``.parquet`` (rewritten whole, atomically, after each row: Parquet cannot be appended
-    to, and a sweep's few thousand rows take milliseconds)."""
+    to, and a sweep's few thousand rows take milliseconds). Beside it, the traces' curves
+    (``curves_path``), one JSON line per run: its key columns, ``arrived_pct`` (whole
+    percentages of the cluster's GPUs) and ``allocated_pct`` at each."""
 
     def __init__(self, path: str) -> None:
         self.path = Path(path)
@@ -316,20 +351,35 @@ class Results:
         if self.path.exists() and self.path.stat().st_size > 0:
             self.rows = self._read_parquet() if self.parquet else self._read_csv()
         self.done: set[Key] = {row_key(r) for r in self.rows}
+        self.curves_path = curves_path(self.path)
+        self.curves: dict[Key, dict[int, float]] = {}
+        if self.curves_path.exists():
+            self._read_curves()
+
+    def _read_curves(self) -> None:
+        for line, text in enumerate(_whole_lines(self.curves_path).splitlines(), start=1):
+            try:
+                rec = json.loads(text)
+                key = tuple(_cell(rec[c]) for c in KEY_COLUMNS)
+                levels = dict(zip(rec["arrived_pct"], rec["allocated_pct"], strict=True))
+            except (ValueError, KeyError, TypeError):
+                raise InputError("not a curve line of kubesched sweep",
+                                 file=f"{self.curves_path}:{line}") from None
+            self.curves[key] = {int(x): float(v) for x, v in levels.items()}
 
     def _read_csv(self) -> list[Row]:
-        text = self.path.read_text(encoding="utf-8")
-        if not text.endswith("\n"):
-            # the last line was cut short (the machine stopped mid-write): its run reruns
-            text = text[: text.rfind("\n") + 1]
-            self.path.write_text(text, encoding="utf-8")
+        text = _whole_lines(self.path)
         reader = csv.reader(io.StringIO(text))
         header = next(reader, None)
         if header is None:
             return []
         if tuple(header) != COLUMNS:
+            older = tuple(header) == tuple(c for c in COLUMNS if c not in ("ratio", "tiebreak"))
+            hint = ("; written before the ratio and tiebreak columns: add them (the traces' "
+                    "arrival level, and simulator) or start a new results file"
+                    if older else "")
             raise InputError(f"not a results file of kubesched sweep (its header is "
-                             f"{','.join(header)}; expected {','.join(COLUMNS)})",
+                             f"{','.join(header)}; expected {','.join(COLUMNS)}){hint}",
                              file=f"{self.path}:1")
         rows = []
         for line, rec in enumerate(reader, start=2):
@@ -355,7 +405,15 @@ class Results:
                              f"{','.join(table.column_names)})", file=str(self.path))
         return list(table.to_pylist())
 
-    def add(self, row: Row) -> None:
+    def add(self, row: Row, levels: dict[int, float] | None = None) -> None:
+        """The row, and its curve first when it has one (a curve without its row is done
+        again and replaced; a row without its curve would keep it missing)."""
+        if levels:
+            rec = {c: row[c] for c in KEY_COLUMNS}
+            rec.update(arrived_pct=list(levels), allocated_pct=list(levels.values()))
+            with self.curves_path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(rec) + "\n")
+            self.curves[row_key(row)] = dict(levels)
         self.rows.append(row)
         self.done.add(row_key(row))
         if self.parquet:
@@ -401,6 +459,8 @@ class Summary:
     policy: str
     kubernetes_version: str
     feature_gates: str
+    ratio: float | None
+    tiebreak: str
     metric: str
     runs: int
     mean: float
@@ -409,26 +469,31 @@ class Summary:
 
 
 def summarize(rows: list[Row], sweep: Sweep) -> list[Summary]:
-    """Mean and spread over seeds per (scenario, policy, release, gates), in the sweep's
-    order: unallocated GPU % for traces, pending pods for scenarios."""
-    groups: dict[tuple[str, str, str, str], list[Row]] = {}
+    """Mean and spread over seeds per (scenario, policy, release, gates, arrival level,
+    tie-break), in the sweep's order: unallocated GPU % for traces, pending pods for
+    scenarios."""
+    groups: dict[tuple[str, str, str, str, float | None, str], list[Row]] = {}
     for r in rows:
         groups.setdefault((r["scenario"], r["policy"], r["kubernetes_version"],
-                           r["feature_gates"] or ""), []).append(r)
+                           r["feature_gates"] or "", r["ratio"], r["tiebreak"]), []).append(r)
+    tiebreaks = {t: i for i, t in enumerate(sweep.tiebreaks)}
     order = {name: i for i, name in enumerate(
         [t.name for t in sweep.traces] + [s.name for s in sweep.scenarios])}
     policy_order = {name: i for i, name in enumerate(
         sweep.policies + [c.name for c in sweep.configs])}
     out = []
-    for (scen, pol, ver, gates), rs in sorted(
-            groups.items(), key=lambda kv: (order.get(kv[0][0], math.inf), kv[0][2],
-                                            kv[0][3], policy_order.get(kv[0][1], math.inf))):
+    for (scen, pol, ver, gates, ratio, tb), rs in sorted(
+            groups.items(), key=lambda kv: (
+                order.get(kv[0][0], math.inf), kv[0][2], kv[0][3],
+                -math.inf if kv[0][4] is None else kv[0][4], tiebreaks.get(kv[0][5], math.inf),
+                policy_order.get(kv[0][1], math.inf))):
         gpu = [r["unallocated_gpu_pct"] for r in rs if r["unallocated_gpu_pct"] is not None]
         metric, values = (("unallocated_gpu_pct", gpu) if gpu
                           else ("pending", [float(r["pending"]) for r in rs]))
         sd = statistics.stdev(values) if len(values) > 1 else 0.0
-        paper = sweep.paper.get(scen, {}).get(pol) if metric == "unallocated_gpu_pct" else None
-        out.append(Summary(scen, pol, ver, gates, metric, len(values),
+        paper = (sweep.paper_value(scen, ratio, pol) if metric == "unallocated_gpu_pct"
+                 else None)
+        out.append(Summary(scen, pol, ver, gates, ratio, tb, metric, len(values),
                            statistics.fmean(values), sd, paper))
     return out
 

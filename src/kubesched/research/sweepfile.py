@@ -5,14 +5,15 @@ Two kinds of grid, together or alone (docs/research.md, "Sweeps"):
 - ``traces`` × ``policies``: openb GPU traces replayed under the FGD paper's policies;
 - ``scenarios`` × ``configs``: ordinary scenario files under KubeSchedulerConfigurations;
 
-each × ``seeds`` × ``kubernetesVersions``. Everything is checked here, before anything runs:
+each × ``seeds`` × ``kubernetesVersions``; traces also × ``ratio`` (the arrival levels) ×
+``tiebreak``. Everything is checked here, before anything runs:
 a bad field is an ``InputError`` naming the sweep file and the field path.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +28,30 @@ from kubesched.research.policies import POLICIES
 from kubesched.research.tracefmt import ORDERS
 
 KIND = "Sweep"
-KEYS = ("kind", "name", "traces", "policies", "nodes", "ratio", "order", "scenarios",
-        "configs", "plugins", "seeds", "kubernetesVersion", "kubernetesVersions", "paper")
+KEYS = ("kind", "name", "traces", "policies", "nodes", "ratio", "order", "tiebreak",
+        "scenarios", "configs", "plugins", "seeds", "kubernetesVersion", "kubernetesVersions",
+        "paper")
 TRACE_KEYS = ("name", "pods", "nodes", "ratio", "order")
 DEFAULT_NODES = "gpu_node"  # prepare_input.sh copies only this node list beside each trace
 DEFAULT_RATIO = 1.3  # the paper's experiments: requests reach 130 % of GPU capacity
 DEFAULT_FIRST_SEED = 42  # the paper's seeds are 42–51
+# How ties between top-scoring nodes are broken: ``simulator`` as the FGD authors' simulator
+# breaks them (one random node order per run: research.policies.NodeOrder), ``uniform``
+# as kube-scheduler does (uniformly among the tied nodes, per cycle). Traces default to the
+# simulator's; scenarios always decide as kube-scheduler does.
+TIEBREAKS = ("simulator", "uniform")
+SCENARIO_TIEBREAK = "uniform"
 
 
 @dataclass(frozen=True)
 class Trace:
     name: str
     spec: OpenbSpec  # data folder, pod and node lists, order, ratio (its seed is the run's)
+    # the arrival levels the grid replays (``spec.ratio`` is the first)
+    ratios: tuple[float, ...] = ()
+
+    def at(self, ratio: float) -> OpenbSpec:
+        return replace(self.spec, ratio=ratio)
 
 
 @dataclass(frozen=True)
@@ -69,8 +82,14 @@ class Sweep:
     plugins: list[str] = field(default_factory=list)
     seeds: list[int] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)  # none named: the command's release
-    # published numbers to draw beside the runs': trace → policy → unallocated GPU %
-    paper: dict[str, dict[str, float]] = field(default_factory=dict)
+    tiebreaks: list[str] = field(default_factory=lambda: [TIEBREAKS[0]])
+    # published numbers to draw beside the runs': trace → arrival level (None: every
+    # level) → policy → unallocated GPU %
+    paper: dict[str, dict[float | None, dict[str, float]]] = field(default_factory=dict)
+
+    def paper_value(self, trace: str, ratio: float | None, policy: str) -> float | None:
+        levels = self.paper.get(trace, {})
+        return levels.get(ratio, levels.get(None, {})).get(policy)
 
     def with_seed_count(self, count: int) -> None:
         """``--seeds N``: N seeds from the file's first one on."""
@@ -111,6 +130,21 @@ class _Fields:
                 or not math.isfinite(value) or value < 0):
             raise self.fail("must be a number ≥ 0", fld, value)
         return float(value)
+
+    def ratios(self, value: object, fld: str) -> tuple[float, ...]:
+        """One arrival level or a list of them: each a positive number, none twice."""
+        items = self.items(value, fld) if isinstance(value, list) else [value]
+        out: list[float] = []
+        for i, v in enumerate(items):
+            where = f"{fld}[{i}]" if isinstance(value, list) else fld
+            if (isinstance(v, bool) or not isinstance(v, int | float)
+                    or not math.isfinite(v) or v <= 0):
+                raise self.fail("must be a positive number (the arrived requests as a share "
+                                "of the cluster's GPUs, e.g. 1.3)", where, v)
+            if float(v) in out:
+                raise self.fail("arrival level named twice", where, v)
+            out.append(float(v))
+        return tuple(out)
 
     def integer(self, value: object, fld: str, minimum: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -154,13 +188,27 @@ def load_sweep(path: str, data: Path) -> Sweep:
     sweep = Sweep(path, str(doc.get("name") or Path(path).stem))
 
     defaults = {"nodes": f.text(doc.get("nodes", DEFAULT_NODES), "nodes"),
-                "ratio": f.number(doc.get("ratio", DEFAULT_RATIO), "ratio"),
+                "ratio": f.ratios(doc.get("ratio", DEFAULT_RATIO), "ratio"),
                 "order": f.order(doc.get("order", "paper"), "order")}
     if "traces" in doc:
         for i, item in enumerate(f.items(doc["traces"], "traces")):
             sweep.traces.append(_trace(f, item, f"traces[{i}]", data, defaults))
         f.unique([t.name for t in sweep.traces], "traces")
         sweep.policies = list(POLICIES)
+    if "tiebreak" in doc:
+        if "traces" not in doc:
+            raise f.fail("tiebreak is for traces (scenarios decide as kube-scheduler does)",
+                         "tiebreak")
+        raw = doc["tiebreak"]
+        items = f.items(raw, "tiebreak") if isinstance(raw, list) else [raw]
+        sweep.tiebreaks = []
+        for i, t in enumerate(items):
+            where = f"tiebreak[{i}]" if isinstance(raw, list) else "tiebreak"
+            if t not in TIEBREAKS:
+                raise f.fail(f"must be one of {', '.join(TIEBREAKS)}", where, t)
+            if t in sweep.tiebreaks:
+                raise f.fail("tie-break named twice", where, t)
+            sweep.tiebreaks.append(str(t))
     if "policies" in doc:
         if "traces" not in doc:
             raise f.fail("policies are for traces: name the traces too", "policies")
@@ -223,16 +271,18 @@ def load_sweep(path: str, data: Path) -> Sweep:
 def _trace(f: _Fields, item: object, fld: str, data: Path, defaults: dict[str, Any]) -> Trace:
     raw = {"pods": item} if isinstance(item, str) else f.mapping(item, fld, TRACE_KEYS)
     pods = f.text(raw.get("pods"), f"{fld}.pods")
+    ratios = (f.ratios(raw["ratio"], f"{fld}.ratio") if "ratio" in raw
+              else defaults["ratio"])
     spec = OpenbSpec(data, pods=pods,
                      nodes=f.text(raw.get("nodes", defaults["nodes"]), f"{fld}.nodes"),
                      order=f.order(raw.get("order", defaults["order"]), f"{fld}.order"),
-                     ratio=f.number(raw.get("ratio", defaults["ratio"]), f"{fld}.ratio"))
+                     ratio=ratios[0])
     for key, file in (("pods", spec.pod_file), ("nodes", spec.node_file)):
         if not file.is_file():
             raise f.fail(f"no such trace file {file} (trace files are looked up under "
                          "--data)", f"{fld}.{key}", raw.get(key, defaults.get(key)))
     name = raw.get("name") or Path(pods).stem.removeprefix("openb_pod_list_")
-    return Trace(f.text(name, f"{fld}.name"), spec)
+    return Trace(f.text(name, f"{fld}.name"), spec, ratios)
 
 
 def _scenario(f: _Fields, item: object, fld: str, base: Path) -> ScenarioFiles:
@@ -294,12 +344,28 @@ def _seeds(f: _Fields, value: object) -> list[int]:
     return list(range(DEFAULT_FIRST_SEED, DEFAULT_FIRST_SEED + count))
 
 
-def _paper(f: _Fields, value: object) -> dict[str, dict[str, float]]:
+def _paper(f: _Fields, value: object) -> dict[str, dict[float | None, dict[str, float]]]:
+    """``trace: {policy: %}`` (the same numbers at every arrival level), or
+    ``trace: {level: {policy: %}}`` (per arrival level, e.g. ``1.3: {FGD: 4.609}``)."""
     if not isinstance(value, dict):
         raise f.fail("must map trace names to {policy: unallocated GPU %}", "paper", value)
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[float | None, dict[str, float]]] = {}
     for trace, row in value.items():
+        where = f"paper.{trace}"
         if not isinstance(row, dict):
-            raise f.fail("must map policies to numbers", f"paper.{trace}", row)
-        out[str(trace)] = {str(p): f.number(v, f"paper.{trace}.{p}") for p, v in row.items()}
+            raise f.fail("must map policies (or arrival levels) to numbers", where, row)
+        if not any(isinstance(v, dict) for v in row.values()):
+            out[str(trace)] = {None: _paper_row(f, row, where)}
+            continue
+        levels: dict[float | None, dict[str, float]] = {}
+        for level, policies in row.items():
+            (ratio,) = f.ratios(level, f"{where}.{level}")
+            if not isinstance(policies, dict):
+                raise f.fail("must map policies to numbers", f"{where}.{level}", policies)
+            levels[ratio] = _paper_row(f, policies, f"{where}.{level}")
+        out[str(trace)] = levels
     return out
+
+
+def _paper_row(f: _Fields, row: dict[Any, Any], where: str) -> dict[str, float]:
+    return {str(p): f.number(v, f"{where}.{p}") for p, v in row.items()}
