@@ -27,10 +27,12 @@ def scale_up_options(pending: list[Pod], groups: list[NodeGroup], sizes: Mapping
     eq = equivalence_groups(pending)
     hostable: set[int] = set()
     options: list[Option] = []
+    # one snapshot for the template checks, holding one template node at a time
+    checker = new_checker()
     for group in groups:
-        checker = new_checker()
         checker.add_node(group.template)
         fitting = [g for g in eq if checker.fits(g.exemplar, group.template.name)]
+        checker.remove_node(group.template)
         hostable.update(id(g) for g in fitting)
         room = group.max_size - sizes.get(group.name, 0)
         if room <= 0 or not fitting:
