@@ -15,6 +15,10 @@ The measured phase follows the wall clock (the virtual clock, the queue's flush 
 runs about 50 times slower under valgrind; ``--slowdown`` divides the clock the workload reads
 by that factor, so flushes come as often per pod as in a native run. Workloads whose retries
 follow the clock (Unschedulable, churn) still vary with the load: compare them with care.
+
+A workload named by a scenario file (``*.yaml``, e.g. one ``bench/plan_speed.py
+--write-only`` writes) counts ``kubesched plan --expander least-waste`` on it instead: the
+plan's own work, after the scenario is loaded (it runs on the virtual clock).
 """
 
 from __future__ import annotations
@@ -48,11 +52,25 @@ print("RESULT", r["scheduled"], r["attempts"])
 """
 
 
+PLAN_DRIVER = """import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+from kubesched.api.scenario import load_scenario
+from kubesched.autoscaler.plan import plan
+from kubesched.config import default_config
+scen = load_scenario([sys.argv[2]])
+config = default_config()
+lib.cg_start()
+out = plan(scen, config, expander="least-waste")
+lib.cg_stop()
+print("RESULT", sum(out.add.values()), len(out.pending_after))
+"""
+
+
 def count(workdir: Path, shim: Path, src: str, workload: str, slowdown: float
           ) -> tuple[int, str]:
     out = workdir / "callgrind.out"
     driver = workdir / "driver.py"
-    driver.write_text(DRIVER)
+    driver.write_text(PLAN_DRIVER if workload.endswith(".yaml") else DRIVER)
     env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no",
@@ -82,10 +100,12 @@ def main() -> None:
         shim = workdir / "shim.so"
         subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim),
                         str(workdir / "shim.c")], check=True)
+        # (for a plan: nodes added, pods pending after)
         print("workload\tsrc\tinstructions\tscheduled attempts")
         for w in args.workloads:
             for src in args.src:
-                ir, result = count(workdir, shim, os.path.abspath(src), w, args.slowdown)
+                target = os.path.abspath(w) if w.endswith(".yaml") else w
+                ir, result = count(workdir, shim, os.path.abspath(src), target, args.slowdown)
                 print(f"{w}\t{src}\t{ir}\t{result}", flush=True)
 
 

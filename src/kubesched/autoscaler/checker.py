@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
+
+import numpy as np
 
 from kubesched.api.types import Node, Pod
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration
 from kubesched.explain import ReadOnlyBackend
+from kubesched.framework.adjusted import AdjustedSnapshot
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import READS_RESOURCES, FilterBatch
 from kubesched.scheduler import Scheduler
 
 # above this many nodes to try, one batch Filter over the snapshot is cheaper than a loop
@@ -35,6 +39,8 @@ class PredicateChecker:
         self.sched.handle.namespaces = namespaces
         self._pods: dict[str, Pod] = {}
         self.sched.handle.pod_lister = lambda: self._pods.values()
+        # nodes are added at the end of the order (imagined nodes of one template)
+        self.sched.cache.grow_tables = True
         self._dirty = True
 
     # -- editing the snapshot
@@ -112,3 +118,92 @@ class PredicateChecker:
 
     def fits(self, pod: Pod, node_name: str) -> bool:
         return self.fits_any(pod, (node_name,)) is not None
+
+    def width(self) -> int:
+        """How many resources the snapshot's node table has rows for."""
+        return len(self._snapshot().table.resources)
+
+    def request_vector(self, pod: Pod) -> np.ndarray:
+        """``pod``'s requests over the node table's resources (what placing it adds to a
+        node's requested column)."""
+        vec: np.ndarray = self._snapshot().table.request_vectors.vector(pod).copy()
+        return vec
+
+    def capacities(self, pod: Pod, node_names: Sequence[str], extra_req: np.ndarray,
+                   extra_cnt: np.ndarray, most: int) -> np.ndarray:
+        """How many copies of ``pod``, one after another, each of ``node_names`` takes (at
+        most ``most``): what ``fits`` would answer pod by pod with the copies placed, for a
+        pod whose filters read only resources (``reads_only_resources``). The nodes also
+        hold ``extra_req`` / ``extra_cnt`` ([resources, nodes] / [nodes]), pods placed
+        there that the snapshot does not hold.
+
+        A node's verdict then depends only on its requested and pod-count columns and,
+        as copies are added, can only turn from fit to not fit: so it is found with the
+        filters' batch forms on the columns changed (``framework/adjusted.py``), from a
+        guess by free room checked on both sides, else by bisection."""
+        caps = np.zeros(len(node_names), dtype=np.int64)
+        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        if fwk is None or not node_names or most <= 0:
+            return caps
+        snap = self._snapshot()
+        table = snap.table
+        vec = table.request_vectors.vector(pod).copy()  # may give the table a resource row
+        width = len(table.resources)
+        if extra_req.shape[0] < width:
+            extra_req = np.vstack([extra_req, np.zeros(
+                (width - extra_req.shape[0], extra_req.shape[1]), dtype=np.int64)])
+        state = CycleState()
+        _pre, st, _with = fwk.run_pre_filter(state, pod, snap)
+        if not st.is_success():
+            return caps
+        rows = np.array([table.index[n] for n in node_names], dtype=np.int64)
+        adj = AdjustedSnapshot(snap)
+        adj.set(rows, extra_req, extra_cnt)
+        live = np.flatnonzero(fwk.filter_batch(state, pod, adj.view(), rows).codes == 0)
+        if not len(live):
+            return caps
+        filters = [cast(FilterBatch, p) for p in fwk.filter
+                   if p.name not in state.skip_filter and p.filter_reads == READS_RESOURCES]
+        r = rows[live]
+
+        def fit_after(at: np.ndarray, k: np.ndarray) -> np.ndarray:
+            """Whether one more copy fits the nodes at ``at`` (positions in ``live``)
+            holding ``k`` copies."""
+            sub = r[at]
+            adj.set(sub, extra_req[:, live[at]] + vec[:, None] * k[None, :],
+                    extra_cnt[live[at]] + k)
+            ok = np.ones(len(at), dtype=bool)
+            for p in filters:
+                ok &= p.filter_batch(state, pod, adj.view(), sub).codes == 0
+            return ok
+
+        n = len(live)
+        lo = np.ones(n, dtype=np.int64)  # it takes at least lo copies ...
+        hi = np.full(n, most, dtype=np.int64)  # ... and at most hi (of those wanted)
+        free = table.allowed_pods[r] - table.pod_count[r] - extra_cnt[live]
+        guess = np.minimum(hi, free)
+        used = vec > 0
+        if used.any():
+            room = (table.alloc[:, r][used] - table.requested[:, r][used]
+                    - extra_req[:, live][used])
+            guess = np.minimum(guess, (room // vec[used][:, None]).min(axis=0))
+        guess = np.clip(guess, lo, hi)
+        everywhere = np.arange(n)
+        took = fit_after(everywhere, guess - 1)
+        lo = np.where(took, guess, lo)
+        hi = np.where(took, hi, guess - 1)
+        more = np.flatnonzero(took & (guess < hi))
+        if len(more):
+            again = fit_after(more, guess[more])
+            lo[more] = np.where(again, guess[more] + 1, lo[more])
+            hi[more] = np.where(again, hi[more], guess[more])
+        while True:
+            open_ = np.flatnonzero(lo < hi)
+            if not len(open_):
+                break
+            mid = (lo[open_] + hi[open_] + 1) // 2
+            ok = fit_after(open_, mid - 1)
+            lo[open_] = np.where(ok, mid, lo[open_])
+            hi[open_] = np.where(ok, hi[open_], mid - 1)
+        caps[live] = lo
+        return caps

@@ -3,11 +3,12 @@
 A node is a candidate when it belongs to a node group above its ``minSize``, is not
 annotated ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, and its
 utilisation — the larger of requested cpu / allocatable cpu and requested memory /
-allocatable memory, every pod on it counted (core/scaledown/eligibility, utilization) — is
-below the threshold. It is removed when every pod on it that must move may be evicted (the
-drainability rules of simulator/drainability, below) and fits on another node that stays
-(the profile's own filters, the pods already moved counted); nodes are tried in name order,
-each removal kept for the next.
+allocatable memory, every pod on it counted; on a node with GPUs, requested GPUs /
+allocatable GPUs alone (core/scaledown/eligibility, simulator/utilization) — is below the
+threshold (the GPU threshold on a node with GPUs). It is removed when every pod on it that
+must move may be evicted (the drainability rules of simulator/drainability, below) and fits
+on another node that stays (the profile's own filters, the pods already moved counted);
+nodes are tried in name order, each removal kept for the next.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from kubesched.api.types import Node, Pod
 from kubesched.autoscaler.checker import PredicateChecker, placed
 
 DEFAULT_UTILIZATION_THRESHOLD = 0.5  # --scale-down-utilization-threshold
+DEFAULT_GPU_UTILIZATION_THRESHOLD = 0.5  # --scale-down-gpu-utilization-threshold
+# utils/gpu GPUVendorResourceNames: a node with one of these allocatable (the first, in this
+# order) is a GPU node (cluster-autoscaler also asks the cloud provider's GPU label)
+GPU_RESOURCES = ("nvidia.com/gpu", "habana.ai/gaudi", "gpu.intel.com/xe", "amd.com/gpu",
+                 "microsoft.com/directx")
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
@@ -41,18 +47,27 @@ class ScaleDownResult:
     kept: dict[str, str] = field(default_factory=dict)
 
 
+def gpu_resource(node: Node) -> str | None:
+    """The GPU resource a node has allocatable (not zero), or None: then it is no GPU node."""
+    alloc = node.status.allocatable
+    return next((r for r in GPU_RESOURCES if alloc.get(r, 0) > 0), None)
+
+
 def utilization(node: Node, pods: Iterable[Pod]) -> float:
-    cpu = mem = 0
+    """simulator/utilization's ``Calculate``: on a GPU node, its GPUs' utilisation;
+    otherwise the larger of cpu's and memory's, and 0 when the node has no cpu or no memory
+    allocatable (cluster-autoscaler's error there leaves the utilisation at zero)."""
+    alloc = node.status.allocatable
+    gpu = gpu_resource(node)
+    names = (gpu,) if gpu is not None else ("cpu", "memory")
+    if any(alloc.get(r, 0) <= 0 for r in names):
+        return 0.0
+    used = dict.fromkeys(names, 0)
     for pod in pods:
         req = pod_requests(pod)
-        cpu += req.get("cpu", 0)
-        mem += req.get("memory", 0)
-    alloc = node.status.allocatable
-    out = 0.0
-    for used, have in ((cpu, alloc.get("cpu", 0)), (mem, alloc.get("memory", 0))):
-        if have > 0:
-            out = max(out, used / have)
-    return out
+        for r in names:
+            used[r] += req.get(r, 0)
+    return max(used[r] / alloc[r] for r in names)
 
 
 def _controller_kind(pod: Pod) -> str | None:
@@ -112,26 +127,33 @@ def _matching(pod: Pod, pdbs: list[PodDisruptionBudget]) -> list[int]:
 def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list[NodeGroup],
                sizes: Mapping[str, int], pdbs: list[PodDisruptionBudget],
                all_pods: list[Pod], objects: Mapping[str, list[Any]],
-               checker: PredicateChecker, threshold: float = DEFAULT_UTILIZATION_THRESHOLD
+               checker: PredicateChecker, threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
+               *, gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD
                ) -> ScaleDownResult:
-    """``checker`` holds ``nodes`` and their pods; it is left as the removals leave it."""
+    """``checker`` holds ``nodes`` and their pods; it is left as the removals leave it.
+    ``threshold`` applies to nodes without GPUs, ``gpu_threshold`` to those with."""
     by_name = {g.name: g for g in groups}
     size = dict(sizes)
     budget = [p.disruptions_allowed(all_pods, objects) for p in pdbs]
     out = ScaleDownResult()
     removed: set[str] = set()
     order = [n.name for n in nodes]
+    # the pods on each node as the removals so far leave them (core/scaledown/planner
+    # simulates each removal on the snapshot the earlier ones changed); the utilisation is
+    # the cluster's, computed before (eligibility)
+    now = {name: list(pods) for name, pods in pods_on.items()}
     for node in sorted(nodes, key=lambda n: n.name):
         group = by_name.get(node.metadata.labels.get(GROUP_LABEL, ""))
         if group is None or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true":
             continue
         pods = pods_on.get(node.name, [])
-        if utilization(node, pods) >= threshold:
+        limit = threshold if gpu_resource(node) is None else gpu_threshold
+        if utilization(node, pods) >= limit:
             continue
         if size[group.name] <= group.min_size:
             out.kept[node.name] = f"node group {group.name} is at its minSize"
             continue
-        movers = [p for p in pods if not _stays(p)]
+        movers = [p for p in now.get(node.name, []) if not _stays(p)]
         reason = next(filter(None, (blocking_reason(p, pdbs) for p in movers)), None)
         used = [0] * len(pdbs)
         for p in movers:
@@ -141,11 +163,14 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
         if reason is None and short is not None:
             reason = (f"PodDisruptionBudget {short.namespace}/{short.name} allows "
                       f"{max(budget[pdbs.index(short)], 0)} disruption(s)")
+        moved: list[Pod] = []
         if reason is None:
-            reason = _move(node, movers, order, removed, checker)
+            reason = _move(node, movers, order, removed, checker, moved)
         if reason is not None:
             out.kept[node.name] = reason
             continue
+        for p in moved:
+            now.setdefault(p.spec.node_name, []).append(p)
         for i, n in enumerate(used):
             budget[i] -= n
         removed.add(node.name)
@@ -155,13 +180,13 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
 
 
 def _move(node: Node, movers: list[Pod], order: list[str], removed: set[str],
-          checker: PredicateChecker) -> str | None:
-    """Places ``movers`` on the other nodes that stay and removes ``node`` from
-    ``checker``; or, when one does not fit, leaves ``checker`` as it was and says which."""
+          checker: PredicateChecker, moved: list[Pod]) -> str | None:
+    """Places ``movers`` on the other nodes that stay (their copies there into ``moved``)
+    and removes ``node`` from ``checker``; or, when one does not fit, leaves ``checker`` as
+    it was and says which."""
     for p in movers:
         checker.remove_pod(p)
     dest = [n for n in order if n != node.name and n not in removed]
-    moved: list[Pod] = []
     for p in movers:
         # asked as a pending pod: its nodeName would pin it to the node it leaves
         target = checker.fits_any(placed(p, ""), dest)
@@ -170,6 +195,7 @@ def _move(node: Node, movers: list[Pod], order: list[str], removed: set[str],
                 checker.remove_pod(m)
             for q in movers:
                 checker.add_pod(q)
+            moved.clear()
             return f"pod {p.key} fits on no other node"
         copy = placed(p, target)
         checker.add_pod(copy)

@@ -45,6 +45,9 @@ class Cache:
         self._order_changed = True
         self._affinity_changed = False  # a pod with pod (anti-)affinity came or went
         self._images: dict[str, ImageStateSummary] = {}
+        # Nodes only ever appended at the end of the node order (the autoscaler's imagined
+        # nodes): the snapshot's table grows by their rows instead of being rebuilt.
+        self.grow_tables = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -238,25 +241,37 @@ class Cache:
     def update_snapshot(self, snap: Snapshot) -> None:
         if self._order_changed or (snap.generation == 0 and self.generation > 0):
             order = [self.nodes[name] for name in self.tree.list()]
+            before = snap.node_infos
+            grown = (self.grow_tables and snap.generation > 0 and len(order) > len(before)
+                     and all(a is b for a, b in zip(before, order, strict=False)))
             snap.node_infos = order
             snap.by_name = {ni.name: ni for ni in order}
-            snap.table = NodeTable(order)
+            if grown:
+                old = len(before)
+                snap.table = NodeTable.grown(snap.table, order)
+                self._refresh_rows(snap, old)  # the new rows were just computed
+            else:
+                snap.table = NodeTable(order)
             snap.invalidate_pod_lists()
             self._order_changed = False
         else:
-            table = snap.table
-            for name in reversed(self._recent):
-                ni = self.nodes.get(name)
-                if ni is None or ni.generation <= snap.generation:
-                    break
-                i = table.index.get(name)
-                if i is None:
-                    continue
-                if ni.node_generation > snap.generation:
-                    table.refresh_node(i, ni)
-                table.refresh_pods(i, ni)
+            self._refresh_rows(snap)
             if self._affinity_changed:
                 snap.invalidate_pod_lists()
         self._affinity_changed = False
         snap.generation = self.generation
 
+    def _refresh_rows(self, snap: Snapshot, below: int | None = None) -> None:
+        """The rows (before row ``below``) of the NodeInfos changed since the snapshot's
+        generation."""
+        table = snap.table
+        for name in reversed(self._recent):
+            ni = self.nodes.get(name)
+            if ni is None or ni.generation <= snap.generation:
+                break
+            i = table.index.get(name)
+            if i is None or (below is not None and i >= below):
+                continue
+            if ni.node_generation > snap.generation:
+                table.refresh_node(i, ni)
+            table.refresh_pods(i, ni)

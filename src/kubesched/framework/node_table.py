@@ -74,6 +74,51 @@ class NodeTable:
             self.refresh_node(i, ni)
             self.refresh_pods(i, ni)
 
+    @classmethod
+    def grown(cls, old: NodeTable, node_infos: Sequence[NodeInfo]) -> NodeTable:
+        """The table of ``node_infos``, whose first rows are ``old``'s nodes in its order:
+        their rows copied as they are (the caller refreshes those that changed), only the
+        new ones computed. A new table, so every cache keyed by table starts afresh."""
+        t = cls.__new__(cls)
+        n0, n = old.size, len(node_infos)
+        more = n - n0
+        t.names = old.names + [ni.name for ni in node_infos[n0:]]
+        t.index = dict(old.index)
+        t.index.update((t.names[i], i) for i in range(n0, n))
+        t.size = n
+        t.resources = list(old.resources)
+        t.res_index = dict(old.res_index)
+
+        def wider(a: np.ndarray) -> np.ndarray:
+            pad = np.zeros((*a.shape[:-1], more), dtype=a.dtype)
+            return np.concatenate([a, pad], axis=-1)
+
+        t.alloc = wider(old.alloc)
+        t.requested = wider(old.requested)
+        t.non_zero_cpu = wider(old.non_zero_cpu)
+        t.non_zero_memory = wider(old.non_zero_memory)
+        t.pod_count = wider(old.pod_count)
+        t.pod_generation = wider(old.pod_generation)
+        t.row_version = wider(old.row_version)
+        t.rows_version = old.rows_version
+        t._changed = {}
+        t._changed_at = 0
+        t.allowed_pods = wider(old.allowed_pods)
+        t.unschedulable = wider(old.unschedulable)
+        t.taint_group = wider(old.taint_group)
+        t.taint_sets = list(old.taint_sets)
+        t._taint_set_ids = dict(old._taint_set_ids)
+        t._label_columns = {}
+        t._label_factors = {}
+        t.request_vectors = RequestVectors(t)
+        t.node_version = old.node_version
+        t.table_id = next(_table_ids)
+        t._node_infos = node_infos
+        for i in range(n0, n):
+            t.refresh_node(i, node_infos[i])
+            t.refresh_pods(i, node_infos[i])
+        return t
+
     @property
     def base(self) -> NodeTable:
         """The table whose rows these are: itself (an ``AdjustedTable``'s is the real one, whose

@@ -131,6 +131,7 @@ class _Chunk:
 
     def __init__(self, sub: np.ndarray) -> None:
         self.results: list[object] = [_NO_VICTIMS] * len(sub)
+        self.quiet = True  # no node of the chunk has a potential victim
         self.failures: list[_Failures] = []
         self.passing: list[int] = []
         self.rows = np.zeros(0, dtype=np.int64)
@@ -193,6 +194,9 @@ class BatchDryRun:
             visited += len(sub)
             passed += len(chunk.passing)
             self.cache.pass_rate = passed / visited
+            if chunk.quiet:  # what the loop below records when no node has a victim
+                statuses.add_same(AtRows(names, sub), NO_VICTIMS_STATUS, sub.copy())
+                continue
             stop = len(sub)
             no_victims: list[int] = []
             for k, row in enumerate(sub.tolist()):
@@ -243,6 +247,7 @@ class BatchDryRun:
         at = np.flatnonzero(all_counts > 0)
         if not len(at):
             return chunk
+        chunk.quiet = False
         rows = sub[at]
         counts, removed = all_counts[at], all_removed[:, at]
         nom_req, nom_cnt = self.nominated.deltas(rows)
