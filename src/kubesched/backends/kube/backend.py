@@ -1,14 +1,17 @@
 """The Backend the scheduler core writes through on a real cluster.
 
 * ``bind`` — the ``pods/binding`` subresource, called from the (asynchronous) binding cycle.
-  A definite refusal (409 already bound, 404 gone, other 4xx) raises ``BindError`` and the
-  core forgets the assumed pod and requeues it. An error that leaves the outcome unknown (no
-  answer, a cut connection, a timeout, a 5xx) or a 429 is retried with backoff — always to
-  the same node, never another; a retry answered 409 looks at the pod: bound there, by the
-  attempt whose answer never came, is success. Retries stop at a definite answer; at the
-  shutdown deadline; or once the server has kept answering without a definite answer for
-  longer than its own request timeout (``UNKNOWN_SETTLE``) — then the pod itself says
-  whether the binding landed.
+  A 409 is not taken on trust: kube-apiserver answers 409 to any storage error under a
+  binding (an etcd failure included, when the write may have landed), so the pod is read —
+  bound to the target: success; bound elsewhere, deleted or replaced: a refusal
+  (``BindError``, the core forgets the assumed pod and requeues it); unreadable: the outcome
+  is unknown, retried; still unbound: retried to the same node a few times
+  (``BIND_CONFLICT_RETRIES``), then a refusal. 404 and other 4xx are refusals. An error that
+  leaves the outcome unknown (no answer, a cut connection, a timeout, a 5xx) or a 429 is
+  retried with backoff — always to the same node, never another. Retries stop at a definite
+  answer; at the shutdown deadline; or once the server has kept answering without a
+  definite answer for longer than its own request timeout (``UNKNOWN_SETTLE``) — then the
+  pod itself says whether the binding landed.
 * ``update_pod_status`` — a strategic-merge patch of ``pods/status`` (PodScheduled
   condition, ``nominatedNodeName``), only when something changes, as upstream's updatePod.
 * ``record_event`` — events.k8s.io/v1 Events (``Scheduled``, ``FailedScheduling``,
@@ -52,6 +55,10 @@ BIND_RETRY_CAP = 2.0          # seconds between binding retries, at most (from 0
 # (kube-apiserver's own request timeout is 60 s): the pod is read, and if it is not bound
 # there the binding fails (forget, requeue) instead of being retried for ever.
 UNKNOWN_SETTLE = 60.0
+# A 409 while the pod reads back unbound: retried (same node) this many times before the
+# refusal stands and the pod is forgotten and requeued
+BIND_CONFLICT_RETRIES = 3
+GONE = "\x00gone"  # _where's answer for a pod deleted or replaced (no node has this name)
 
 
 def micro_time(t: float | None = None) -> str:
@@ -271,6 +278,7 @@ class KubeBackend:
         unknown_since: float | None = None  # when an attempt first left the outcome unknown
         delay = 0.1
         attempt = 0
+        unbound_conflicts = 0
         while True:
             attempt += 1
             try:
@@ -278,58 +286,75 @@ class KubeBackend:
                 self._count_bound()
                 return
             except ApiError as e:
+                err = e
                 if e.status == 409:
-                    if unknown_since is not None and self._where(pod) == node_name:
-                        log.info("pod %s: an earlier binding to %s whose answer never came "
-                                 "had been applied", pod.key, node_name,
+                    # kube-apiserver answers 409 to any storage error under a binding (an
+                    # etcd failure too, when the write may have landed): only the pod says
+                    # whether this binding is in place, refused or still undecided
+                    where = self._where(pod)
+                    if where == node_name:
+                        log.info("pod %s: binding to %s answered %s, but the pod is bound "
+                                 "there: done", pod.key, node_name, e,
                                  extra={"kv": {"pod": pod.key, "node": node_name}})
                         self._count_bound()
                         return
-                    raise BindError(e.message, conflict=True) from None
-                if not e.retryable:
+                    if where == GONE or where:
+                        raise BindError(e.message, conflict=True) from None
+                    if where == "":
+                        # not bound (yet): a write still in flight in etcd lands, or a
+                        # retry to the same node does; a few, then the refusal stands
+                        unbound_conflicts += 1
+                        if unbound_conflicts > BIND_CONFLICT_RETRIES:
+                            raise BindError(e.message, conflict=True) from None
+                    # where is None: unreadable, the outcome unknown
+                    if unknown_since is None:
+                        unknown_since = time.monotonic()
+                elif not e.retryable:
                     raise BindError(e.message) from None
-                if e.outcome_unknown and unknown_since is None:
+                elif e.outcome_unknown and unknown_since is None:
                     unknown_since = time.monotonic()
-                settled = (unknown_since is not None and e.status != 0
-                           and time.monotonic() - unknown_since > UNKNOWN_SETTLE)
-                if self.give_up.is_set() or settled:
-                    # past the API server's own request timeout (or at shutdown): what the
-                    # pod says is the outcome, when it can be read
-                    where = self._where(pod) if unknown_since is not None else ""
-                    if where == node_name:
-                        self._count_bound()
-                        return
-                    if where is None:
-                        with self._lock:
-                            self.unknown_outcomes.append(pod.key)
-                    why = "giving up at shutdown" if self.give_up.is_set() else "giving up"
-                    raise BindError(f"binding {pod.key} to {node_name}: {why} after "
-                                    f"{attempt} attempts: {e.message}") from None
-                wait = e.retry_after or delay * (1 + random.random() * 0.5)
-                delay = min(delay * 2, BIND_RETRY_CAP)
-                with self._lock:
-                    self.bind_retries += 1
-                if self.metrics is not None:
-                    self.metrics.bind_retries.inc()
-                log.warning("binding pod %s to node %s: %s; retrying in %.2fs (same node)",
-                            pod.key, node_name, e, wait,
-                            extra={"kv": {"pod": pod.key, "node": node_name,
-                                          "attempt": attempt}})
-                self.give_up.wait(wait)
+            settled = (unknown_since is not None and err.status != 0
+                       and time.monotonic() - unknown_since > UNKNOWN_SETTLE)
+            if self.give_up.is_set() or settled:
+                # past the API server's own request timeout (or at shutdown): what the pod
+                # says is the outcome, when it can be read
+                where = self._where(pod) if unknown_since is not None else ""
+                if where == node_name:
+                    self._count_bound()
+                    return
+                if where is None:
+                    with self._lock:
+                        self.unknown_outcomes.append(pod.key)
+                why = "giving up at shutdown" if self.give_up.is_set() else "giving up"
+                raise BindError(f"binding {pod.key} to {node_name}: {why} after "
+                                f"{attempt} attempts: {err.message}",
+                                conflict=where == GONE or bool(where)) from None
+            wait = err.retry_after or delay * (1 + random.random() * 0.5)
+            delay = min(delay * 2, BIND_RETRY_CAP)
+            with self._lock:
+                self.bind_retries += 1
+            if self.metrics is not None:
+                self.metrics.bind_retries.inc()
+            log.warning("binding pod %s to node %s: %s; retrying in %.2fs (same node)",
+                        pod.key, node_name, err, wait,
+                        extra={"kv": {"pod": pod.key, "node": node_name,
+                                      "attempt": attempt}})
+            self.give_up.wait(wait)
 
     def _count_bound(self) -> None:
         with self._lock:
             self.bound += 1
 
     def _where(self, pod: Pod) -> str | None:
-        """The node the pod is bound to ("" when unbound or gone), None when unreadable."""
+        """The node the pod is bound to, "" when unbound, ``GONE`` when deleted or replaced
+        (another uid), None when unreadable."""
         try:
             cur = self.client.request("GET", PODS.path(pod.namespace, pod.name))
         except ApiError as e:
-            return "" if e.status == 404 else None
+            return GONE if e.status == 404 else None
         if (cur.get("metadata") or {}).get("uid") != pod.uid:
-            return ""
-        return (cur.get("spec") or {}).get("nodeName") or ""
+            return GONE
+        return str((cur.get("spec") or {}).get("nodeName") or "")
 
     # ------------------------------------------------------------------ status, events
 
