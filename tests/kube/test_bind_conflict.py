@@ -120,3 +120,23 @@ def test_run_keeps_a_pod_whose_binding_landed_under_a_409(
     assert double.bound_pods() == {"default/first": "n0"}
     assert_bound_once(double)
     assert_fits(double)
+
+
+def test_binding_waits_for_the_pods_earlier_status_writes(double: ApiServerDouble,
+                                                          backend: KubeBackend) -> None:
+    """An earlier cycle's PodScheduled=False patch still queued must not land after the
+    binding (it would call a bound pod unschedulable): the binding waits for it."""
+    import time
+
+    p = pending(double)
+    done: list[float] = []
+    backend.writer.submit(p.uid, "a slow status patch",
+                          lambda: (time.sleep(0.5), done.append(time.monotonic())))
+    workers = len(backend.writer._queues)
+    other = next(k for k in (f"other-{i}" for i in range(100))
+                 if hash(k) % workers != hash(p.uid) % workers)  # on another worker
+    backend.writer.submit(other, "a slow write of another pod", lambda: time.sleep(3.0))
+    t0 = time.monotonic()
+    backend.bind(p, "n0")
+    assert done, "the binding went out before the pod's queued write"
+    assert time.monotonic() - t0 < 2.5, "the binding waited for another pod's write"

@@ -376,8 +376,12 @@ def test_preemption_deletes_victims(double: ApiServerDouble, kubeconfig: str,
     ev = wait_until(lambda: double.events("Preempted"), what="Preempted event")
     assert ev[0]["regarding"]["name"] == "low"
     wait_until(lambda: double.bound_pods().get("default/high") == "n0", what="preemptor bound")
+    # the nomination was written before the binding (which waits for the pod's queued
+    # writes): asserted at once, and no late PodScheduled=False undoes the binding's True
     patches = [p for k, p in double.stats.status_patches if k == "default/high"]
     assert any(p["status"].get("nominatedNodeName") == "n0" for p in patches), patches
+    conds = double.get("Pod", "high")["status"]["conditions"]
+    assert [c["status"] for c in conds if c["type"] == "PodScheduled"] == ["True"], conds
 
 
 def test_rate_limit(double: ApiServerDouble, kubeconfig: str) -> None:

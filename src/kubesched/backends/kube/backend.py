@@ -20,7 +20,8 @@
   event, then the delete (UID precondition).
 
 Status patches, events and deletes are queued to writer threads (ordered per pod,
-retried on transient errors) so the scheduling cycle never waits on the network.
+retried on transient errors) so the scheduling cycle never waits on the network; a binding
+waits for the writes queued for its pod before it (an earlier failure's status).
 ``dry_run``: nothing is written at all; bindings are logged and counted.
 """
 
@@ -58,6 +59,8 @@ UNKNOWN_SETTLE = 60.0
 # A 409 while the pod reads back unbound: retried (same node) this many times before the
 # refusal stands and the pod is forgotten and requeued
 BIND_CONFLICT_RETRIES = 3
+# How long a binding waits for the pod's status writes queued before it (see bind)
+WRITES_BEFORE_BIND = 10.0
 GONE = "\x00gone"  # _where's answer for a pod deleted or replaced (no node has this name)
 
 
@@ -85,6 +88,8 @@ class Writer:
                          for i, q in enumerate(self._queues)]
         self._closing = threading.Event()
         self._abandon = threading.Event()
+        self._by_key: Counter[str] = Counter()  # tasks submitted and not finished, per key
+        self._settled = threading.Condition()
         self.done = 0
         self.failed = 0
         for t in self._threads:
@@ -93,7 +98,15 @@ class Writer:
     def submit(self, key: str, what: str, fn: Callable[[], None]) -> None:
         if self._closing.is_set() and self._abandon.is_set():
             return
-        self._queues[hash(key) % len(self._queues)].put((what, fn))
+        with self._settled:
+            self._by_key[key] += 1
+        self._queues[hash(key) % len(self._queues)].put((key, what, fn))
+
+    def wait_for(self, key: str, timeout: float) -> bool:
+        """Wait until the tasks submitted for ``key`` so far are finished (or ``timeout``);
+        True when they are."""
+        with self._settled:
+            return self._settled.wait_for(lambda: not self._by_key.get(key), timeout)
 
     def pending(self) -> int:
         return sum(q.qsize() for q in self._queues)
@@ -103,29 +116,38 @@ class Writer:
             item = q.get()
             if item is None:
                 return
-            what, fn = item
-            if self._abandon.is_set():
-                continue
-            delay = 0.2
-            for attempt in range(1, self.attempts + 1):
-                try:
-                    fn()
-                    self.done += 1
+            key, what, fn = item
+            try:
+                if not self._abandon.is_set():
+                    self._run(what, fn)
+            finally:
+                with self._settled:
+                    self._by_key[key] -= 1
+                    if self._by_key[key] <= 0:
+                        del self._by_key[key]
+                    self._settled.notify_all()
+
+    def _run(self, what: str, fn: Callable[[], None]) -> None:
+        delay = 0.2
+        for attempt in range(1, self.attempts + 1):
+            try:
+                fn()
+                self.done += 1
+                break
+            except ApiError as e:
+                if e.status == 404:
+                    log.debug("%s: gone (%s)", what, e)
                     break
-                except ApiError as e:
-                    if e.status == 404:
-                        log.debug("%s: gone (%s)", what, e)
-                        break
-                    if not e.retryable or attempt == self.attempts or self._abandon.is_set():
-                        self.failed += 1
-                        log.warning("%s failed: %s", what, e)
-                        break
-                    self._abandon.wait(e.retry_after or delay * (1 + random.random()))
-                    delay = min(delay * 2, 5.0)
-                except Exception:
+                if not e.retryable or attempt == self.attempts or self._abandon.is_set():
                     self.failed += 1
-                    log.exception("%s failed", what)
+                    log.warning("%s failed: %s", what, e)
                     break
+                self._abandon.wait(e.retry_after or delay * (1 + random.random()))
+                delay = min(delay * 2, 5.0)
+            except Exception:
+                self.failed += 1
+                log.exception("%s failed", what)
+                break
 
     def close(self, timeout: float) -> int:
         """Finish queued writes within ``timeout``; returns how many were left undone."""
@@ -271,6 +293,12 @@ class KubeBackend:
             log.info('dry-run: would bind pod %s to node %s', pod.key, node_name,
                      extra={"kv": {"pod": pod.key, "node": node_name, "dryRun": True}})
             return
+        # an earlier cycle's status patch (PodScheduled=False, nominatedNodeName) still queued
+        # would land after the binding and say a bound pod is unschedulable: upstream writes
+        # it before the pod is retried
+        if not self.writer.wait_for(pod.uid, WRITES_BEFORE_BIND):
+            log.warning("pod %s: binding with earlier status writes still pending", pod.key,
+                        extra={"kv": {"pod": pod.key, "node": node_name}})
         path = PODS.path(pod.namespace, pod.name, "binding")
         body = {"apiVersion": "v1", "kind": "Binding",
                 "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
