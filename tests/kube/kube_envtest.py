@@ -52,6 +52,7 @@ ETCD_VERSION = re.compile(r"etcd Version: (\d+)\.(\d+)\.(\d+)")
 ETCD_MIN = (3, 4)
 ADMIN_TOKEN = "kubesched-envtest-admin"  # a loopback test server's
 READY_TIMEOUT = 60.0
+ETCD_READY_TIMEOUT = 30.0
 
 
 class EnvtestUnavailable(RuntimeError):
@@ -356,7 +357,7 @@ class ControlPlane:
             if not same_ports or not self.etcd_port:
                 self.etcd_port, self.peer_port = free_port(), free_port()
             self.etcd.start()
-            if self._wait(self.etcd, self._etcd_ready, 30.0):
+            if self._wait(self.etcd, self._etcd_ready, ETCD_READY_TIMEOUT):
                 return
             self.etcd.stop(kill=True)
             if same_ports or not self.etcd.port_taken():
