@@ -226,7 +226,12 @@ def free_port() -> int:
 _LIVE: dict[int, subprocess.Popen[bytes]] = {}  # every process started here, by PID
 
 
-def _stop(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+def track(proc: subprocess.Popen[bytes]) -> None:
+    """Stopped at exit if still running (a process started elsewhere, e.g. kube-scheduler)."""
+    _LIVE[proc.pid] = proc
+
+
+def stop(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signal.SIGTERM)
@@ -243,7 +248,7 @@ def _stop(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
 def _stop_leftovers() -> None:
     """An interrupted run (KeyboardInterrupt past the fixtures) leaves nothing behind."""
     for proc in list(_LIVE.values()):
-        _stop(proc, grace=1.0)
+        stop(proc, grace=1.0)
 
 
 def _tail(path: Path, lines: int = 25) -> str:
@@ -272,14 +277,14 @@ class _Proc:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(self.args(), stdout=out, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
-        _LIVE[self.proc.pid] = self.proc
+        track(self.proc)
 
     def stop(self, *, kill: bool = False) -> None:
         if self.proc is not None:
             if kill and self.proc.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.proc.pid, signal.SIGKILL)
-            _stop(self.proc)
+            stop(self.proc)
             self.proc = None
 
     def alive(self) -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kube_envtest import ApiFailure, ControlPlane
+from kube_envtest import ApiFailure, ControlPlane, stop, track
 
 SCHEDULER_KIND = "KubeSchedulerConfiguration"
 ARRIVAL = "kubesched.io/arrival"
@@ -154,11 +154,11 @@ class Oracle:
         log = (self.dir / "kube-scheduler.log").open("ab")
         self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
+        track(self.proc)
 
     def stop_scheduler(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+        if self.proc is not None:
+            stop(self.proc)
         self.proc = None
 
     # -------------------------------------------------------------- one at a time
