@@ -326,7 +326,7 @@ class KubeBackend:
                                  extra={"kv": {"pod": pod.key, "node": node_name}})
                         self._count_bound()
                         return
-                    if where == GONE or where:
+                    if where:  # bound elsewhere, or GONE
                         raise BindError(e.message, conflict=True) from None
                     if where == "":
                         # not bound (yet): a write still in flight in etcd lands, or a
@@ -356,7 +356,7 @@ class KubeBackend:
                 why = "giving up at shutdown" if self.give_up.is_set() else "giving up"
                 raise BindError(f"binding {pod.key} to {node_name}: {why} after "
                                 f"{attempt} attempts: {err.message}",
-                                conflict=where == GONE or bool(where)) from None
+                                conflict=bool(where)) from None
             wait = err.retry_after or delay * (1 + random.random() * 0.5)
             delay = min(delay * 2, BIND_RETRY_CAP)
             with self._lock:
