@@ -77,3 +77,10 @@ def golden_config(scenario=None, path: Path | str = "<golden>", *,
     if pct100:
         config.percentage_of_nodes_to_score = 100
     return config
+
+
+def envtest_path() -> Path | None:
+    """``../shared/envtest``: real etcd and kube-apiserver binaries, xz-compressed, with
+    their SHA256SUMS (tests/kube/kube_envtest.py unpacks them); None when absent outside CI
+    (``SharedMissing`` under CI)."""
+    return shared_path("envtest", "SHA256SUMS") and SHARED / "envtest"

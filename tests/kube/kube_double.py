@@ -21,7 +21,9 @@ Faults for the tests: ``drop_watches`` (streams end cleanly), ``cut_watches`` (c
 mid-chunk), ``compact`` (history dropped: resuming watches get 410), ``go_away``/``come_back``
 (the whole server gone, then back on the same port with its state), and per-request binding
 faults (``bind_faults``): 500 before or after the write, an answer that never comes (before
-or after the write), a connection cut before or after the write.
+or after the write), a connection cut before or after the write, a 409 after the write (as
+kube-apiserver answers when etcd fails under it); ``pod_read_failures``: reads of a pod
+answered 503 (etcd unavailable).
 """
 
 from __future__ import annotations
@@ -92,9 +94,14 @@ CUT_BEFORE = "cut-before"        # connection cut, nothing written
 CUT_AFTER = "cut-after"          # written, then connection cut
 CONFLICT = "409"                 # 409 Conflict, nothing written (the pod stays unbound)
 STOLEN = "stolen"                # another scheduler binds the pod elsewhere first: a real 409
-UNKNOWN_OUTCOME = (ERROR_BEFORE, ERROR_AFTER, HANG_BEFORE, HANG_AFTER, CUT_BEFORE, CUT_AFTER)
+# written, then 409: kube-apiserver's answer when etcd fails under the write (it wraps any
+# storage error of a binding in a Conflict) although the write may have landed
+CONFLICT_AFTER = "409-after"
+UNKNOWN_OUTCOME = (ERROR_BEFORE, ERROR_AFTER, HANG_BEFORE, HANG_AFTER, CUT_BEFORE, CUT_AFTER,
+                   CONFLICT_AFTER)
 BIND_FAULTS = (OK, ERROR_BEFORE, ERROR_AFTER, HANG_BEFORE, HANG_AFTER, CUT_BEFORE, CUT_AFTER,
-               CONFLICT, STOLEN)
+               CONFLICT, STOLEN, CONFLICT_AFTER)
+ETCD_UNAVAILABLE = ("rpc error: code = Unavailable desc = error reading from server: EOF")
 
 
 def now_rfc3339() -> str:
@@ -195,6 +202,7 @@ class Stats:
     gone: int = 0
     deletes: list[str] = field(default_factory=list)
     requests: int = 0
+    pod_reads_failed: int = 0
 
 
 class ApiServerDouble:
@@ -212,6 +220,8 @@ class ApiServerDouble:
         self.history: dict[tuple[str, str, str], list[tuple]] = {r: [] for r in RESOURCES}
         self.compacted: dict[tuple[str, str, str], int] = dict.fromkeys(RESOURCES, 0)
         self.bind_faults: deque[str] = deque()
+        # the next this many GETs of one pod answer 503 (etcd unavailable for reads too)
+        self.pod_read_failures = 0
         self.hang = 3.0
         self.stats = Stats()
         self.stolen: list[tuple[str, str]] = []
@@ -466,6 +476,10 @@ class ApiServerDouble:
                     h.send_json(200, self._list(res, ns, q))
             elif method == "GET":
                 with self.lock:
+                    if res[2] == "pods" and self.pod_read_failures > 0:
+                        self.pod_read_failures -= 1
+                        self.stats.pod_reads_failed += 1
+                        raise ApiError(503, "ServiceUnavailable", ETCD_UNAVAILABLE)
                     obj = self.objects[res].get((ns or "", name))
                     if obj is None:
                         raise ApiError(404, "NotFound", f'{res[2]} "{name}" not found')
@@ -695,12 +709,20 @@ class ApiServerDouble:
         elif fault == ERROR_AFTER:
             h.send_json(500, status_body(500, "InternalError", "injected failure"))
             return
+        elif fault == CONFLICT_AFTER:
+            h.send_json(409, status_body(409, "Conflict", "Operation cannot be fulfilled on "
+                                         f'pods/binding "{name}": {ETCD_UNAVAILABLE}'))
+            return
         h.send_json(201, status_body(201, "", ""))
 
     def _steal(self, ns: str, name: str, target: str) -> None:
         """Bind the pod to another node, as another scheduler would (under the lock)."""
         pod = self.objects[("", "v1", "pods")].get((ns, name))
-        others = sorted(n for (_s, n) in self.objects[("", "v1", "nodes")] if n != target)
+        # the emptiest other node (another scheduler that overcommits nothing)
+        load = [o.get("spec", {}).get("nodeName") for o in self.objects[("", "v1", "pods")]
+                .values()]
+        others = sorted((n for (_s, n) in self.objects[("", "v1", "nodes")] if n != target),
+                        key=lambda n: (load.count(n), n))
         if pod is None or not others or pod.get("spec", {}).get("nodeName"):
             return
         new = copy.deepcopy(pod)

@@ -35,7 +35,9 @@ def make_runner(kubeconfig: str, runners: list[Any], *, config: Any = None,
                 request_timeout=2.0, shutdown_timeout=5.0, seed=1)
     opts.update(kw)
     ro = RunOptions(**opts)
-    client = KubeClient.load(kubeconfig, request_timeout=ro.request_timeout)
+    client = KubeClient.load(kubeconfig, request_timeout=ro.request_timeout,
+                             qps=50.0 if ro.qps is None else ro.qps,
+                             burst=100 if ro.burst is None else ro.burst)
     r = KubeRunner(ro, client)
     runners.append(r)
     if start:

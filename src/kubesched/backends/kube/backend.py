@@ -1,14 +1,17 @@
 """The Backend the scheduler core writes through on a real cluster.
 
 * ``bind`` — the ``pods/binding`` subresource, called from the (asynchronous) binding cycle.
-  A definite refusal (409 already bound, 404 gone, other 4xx) raises ``BindError`` and the
-  core forgets the assumed pod and requeues it. An error that leaves the outcome unknown (no
-  answer, a cut connection, a timeout, a 5xx) or a 429 is retried with backoff — always to
-  the same node, never another; a retry answered 409 looks at the pod: bound there, by the
-  attempt whose answer never came, is success. Retries stop at a definite answer; at the
-  shutdown deadline; or once the server has kept answering without a definite answer for
-  longer than its own request timeout (``UNKNOWN_SETTLE``) — then the pod itself says
-  whether the binding landed.
+  A 409 is not taken on trust: kube-apiserver answers 409 to any storage error under a
+  binding (an etcd failure included, when the write may have landed), so the pod is read —
+  bound to the target: success; bound elsewhere, deleted or replaced: a refusal
+  (``BindError``, the core forgets the assumed pod and requeues it); unreadable: the outcome
+  is unknown, retried; still unbound: retried to the same node a few times
+  (``BIND_CONFLICT_RETRIES``), then a refusal. 404 and other 4xx are refusals. An error that
+  leaves the outcome unknown (no answer, a cut connection, a timeout, a 5xx) or a 429 is
+  retried with backoff — always to the same node, never another. Retries stop at a definite
+  answer; at the shutdown deadline; or once the server has kept answering without a
+  definite answer for longer than its own request timeout (``UNKNOWN_SETTLE``) — then the
+  pod itself says whether the binding landed.
 * ``update_pod_status`` — a strategic-merge patch of ``pods/status`` (PodScheduled
   condition, ``nominatedNodeName``), only when something changes, as upstream's updatePod.
 * ``record_event`` — events.k8s.io/v1 Events (``Scheduled``, ``FailedScheduling``,
@@ -17,7 +20,8 @@
   event, then the delete (UID precondition).
 
 Status patches, events and deletes are queued to writer threads (ordered per pod,
-retried on transient errors) so the scheduling cycle never waits on the network.
+retried on transient errors) so the scheduling cycle never waits on the network; a binding
+waits for the writes queued for its pod before it (an earlier failure's status).
 ``dry_run``: nothing is written at all; bindings are logged and counted.
 """
 
@@ -52,6 +56,12 @@ BIND_RETRY_CAP = 2.0          # seconds between binding retries, at most (from 0
 # (kube-apiserver's own request timeout is 60 s): the pod is read, and if it is not bound
 # there the binding fails (forget, requeue) instead of being retried for ever.
 UNKNOWN_SETTLE = 60.0
+# A 409 while the pod reads back unbound: retried (same node) this many times before the
+# refusal stands and the pod is forgotten and requeued
+BIND_CONFLICT_RETRIES = 3
+# How long a binding waits for the pod's status writes queued before it (see bind)
+WRITES_BEFORE_BIND = 10.0
+GONE = "\x00gone"  # _where's answer for a pod deleted or replaced (no node has this name)
 
 
 def micro_time(t: float | None = None) -> str:
@@ -78,6 +88,8 @@ class Writer:
                          for i, q in enumerate(self._queues)]
         self._closing = threading.Event()
         self._abandon = threading.Event()
+        self._by_key: Counter[str] = Counter()  # tasks submitted and not finished, per key
+        self._settled = threading.Condition()
         self.done = 0
         self.failed = 0
         for t in self._threads:
@@ -86,7 +98,15 @@ class Writer:
     def submit(self, key: str, what: str, fn: Callable[[], None]) -> None:
         if self._closing.is_set() and self._abandon.is_set():
             return
-        self._queues[hash(key) % len(self._queues)].put((what, fn))
+        with self._settled:
+            self._by_key[key] += 1
+        self._queues[hash(key) % len(self._queues)].put((key, what, fn))
+
+    def wait_for(self, key: str, timeout: float) -> bool:
+        """Wait until the tasks submitted for ``key`` so far are finished (or ``timeout``);
+        True when they are."""
+        with self._settled:
+            return self._settled.wait_for(lambda: not self._by_key.get(key), timeout)
 
     def pending(self) -> int:
         return sum(q.qsize() for q in self._queues)
@@ -96,29 +116,38 @@ class Writer:
             item = q.get()
             if item is None:
                 return
-            what, fn = item
-            if self._abandon.is_set():
-                continue
-            delay = 0.2
-            for attempt in range(1, self.attempts + 1):
-                try:
-                    fn()
-                    self.done += 1
+            key, what, fn = item
+            try:
+                if not self._abandon.is_set():
+                    self._run(what, fn)
+            finally:
+                with self._settled:
+                    self._by_key[key] -= 1
+                    if self._by_key[key] <= 0:
+                        del self._by_key[key]
+                    self._settled.notify_all()
+
+    def _run(self, what: str, fn: Callable[[], None]) -> None:
+        delay = 0.2
+        for attempt in range(1, self.attempts + 1):
+            try:
+                fn()
+                self.done += 1
+                break
+            except ApiError as e:
+                if e.status == 404:
+                    log.debug("%s: gone (%s)", what, e)
                     break
-                except ApiError as e:
-                    if e.status == 404:
-                        log.debug("%s: gone (%s)", what, e)
-                        break
-                    if not e.retryable or attempt == self.attempts or self._abandon.is_set():
-                        self.failed += 1
-                        log.warning("%s failed: %s", what, e)
-                        break
-                    self._abandon.wait(e.retry_after or delay * (1 + random.random()))
-                    delay = min(delay * 2, 5.0)
-                except Exception:
+                if not e.retryable or attempt == self.attempts or self._abandon.is_set():
                     self.failed += 1
-                    log.exception("%s failed", what)
+                    log.warning("%s failed: %s", what, e)
                     break
+                self._abandon.wait(e.retry_after or delay * (1 + random.random()))
+                delay = min(delay * 2, 5.0)
+            except Exception:
+                self.failed += 1
+                log.exception("%s failed", what)
+                break
 
     def close(self, timeout: float) -> int:
         """Finish queued writes within ``timeout``; returns how many were left undone."""
@@ -264,6 +293,12 @@ class KubeBackend:
             log.info('dry-run: would bind pod %s to node %s', pod.key, node_name,
                      extra={"kv": {"pod": pod.key, "node": node_name, "dryRun": True}})
             return
+        # an earlier cycle's status patch (PodScheduled=False, nominatedNodeName) still queued
+        # would land after the binding and say a bound pod is unschedulable: upstream writes
+        # it before the pod is retried
+        if not self.writer.wait_for(pod.uid, WRITES_BEFORE_BIND):
+            log.warning("pod %s: binding with earlier status writes still pending", pod.key,
+                        extra={"kv": {"pod": pod.key, "node": node_name}})
         path = PODS.path(pod.namespace, pod.name, "binding")
         body = {"apiVersion": "v1", "kind": "Binding",
                 "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
@@ -271,6 +306,7 @@ class KubeBackend:
         unknown_since: float | None = None  # when an attempt first left the outcome unknown
         delay = 0.1
         attempt = 0
+        unbound_conflicts = 0
         while True:
             attempt += 1
             try:
@@ -278,58 +314,75 @@ class KubeBackend:
                 self._count_bound()
                 return
             except ApiError as e:
+                err = e
                 if e.status == 409:
-                    if unknown_since is not None and self._where(pod) == node_name:
-                        log.info("pod %s: an earlier binding to %s whose answer never came "
-                                 "had been applied", pod.key, node_name,
+                    # kube-apiserver answers 409 to any storage error under a binding (an
+                    # etcd failure too, when the write may have landed): only the pod says
+                    # whether this binding is in place, refused or still undecided
+                    where = self._where(pod)
+                    if where == node_name:
+                        log.info("pod %s: binding to %s answered %s, but the pod is bound "
+                                 "there: done", pod.key, node_name, e,
                                  extra={"kv": {"pod": pod.key, "node": node_name}})
                         self._count_bound()
                         return
-                    raise BindError(e.message, conflict=True) from None
-                if not e.retryable:
+                    if where:  # bound elsewhere, or GONE
+                        raise BindError(e.message, conflict=True) from None
+                    if where == "":
+                        # not bound (yet): a write still in flight in etcd lands, or a
+                        # retry to the same node does; a few, then the refusal stands
+                        unbound_conflicts += 1
+                        if unbound_conflicts > BIND_CONFLICT_RETRIES:
+                            raise BindError(e.message, conflict=True) from None
+                    # where is None: unreadable, the outcome unknown
+                    if unknown_since is None:
+                        unknown_since = time.monotonic()
+                elif not e.retryable:
                     raise BindError(e.message) from None
-                if e.outcome_unknown and unknown_since is None:
+                elif e.outcome_unknown and unknown_since is None:
                     unknown_since = time.monotonic()
-                settled = (unknown_since is not None and e.status != 0
-                           and time.monotonic() - unknown_since > UNKNOWN_SETTLE)
-                if self.give_up.is_set() or settled:
-                    # past the API server's own request timeout (or at shutdown): what the
-                    # pod says is the outcome, when it can be read
-                    where = self._where(pod) if unknown_since is not None else ""
-                    if where == node_name:
-                        self._count_bound()
-                        return
-                    if where is None:
-                        with self._lock:
-                            self.unknown_outcomes.append(pod.key)
-                    why = "giving up at shutdown" if self.give_up.is_set() else "giving up"
-                    raise BindError(f"binding {pod.key} to {node_name}: {why} after "
-                                    f"{attempt} attempts: {e.message}") from None
-                wait = e.retry_after or delay * (1 + random.random() * 0.5)
-                delay = min(delay * 2, BIND_RETRY_CAP)
-                with self._lock:
-                    self.bind_retries += 1
-                if self.metrics is not None:
-                    self.metrics.bind_retries.inc()
-                log.warning("binding pod %s to node %s: %s; retrying in %.2fs (same node)",
-                            pod.key, node_name, e, wait,
-                            extra={"kv": {"pod": pod.key, "node": node_name,
-                                          "attempt": attempt}})
-                self.give_up.wait(wait)
+            settled = (unknown_since is not None and err.status != 0
+                       and time.monotonic() - unknown_since > UNKNOWN_SETTLE)
+            if self.give_up.is_set() or settled:
+                # past the API server's own request timeout (or at shutdown): what the pod
+                # says is the outcome, when it can be read
+                where = self._where(pod) if unknown_since is not None else ""
+                if where == node_name:
+                    self._count_bound()
+                    return
+                if where is None:
+                    with self._lock:
+                        self.unknown_outcomes.append(pod.key)
+                why = "giving up at shutdown" if self.give_up.is_set() else "giving up"
+                raise BindError(f"binding {pod.key} to {node_name}: {why} after "
+                                f"{attempt} attempts: {err.message}",
+                                conflict=bool(where)) from None
+            wait = err.retry_after or delay * (1 + random.random() * 0.5)
+            delay = min(delay * 2, BIND_RETRY_CAP)
+            with self._lock:
+                self.bind_retries += 1
+            if self.metrics is not None:
+                self.metrics.bind_retries.inc()
+            log.warning("binding pod %s to node %s: %s; retrying in %.2fs (same node)",
+                        pod.key, node_name, err, wait,
+                        extra={"kv": {"pod": pod.key, "node": node_name,
+                                      "attempt": attempt}})
+            self.give_up.wait(wait)
 
     def _count_bound(self) -> None:
         with self._lock:
             self.bound += 1
 
     def _where(self, pod: Pod) -> str | None:
-        """The node the pod is bound to ("" when unbound or gone), None when unreadable."""
+        """The node the pod is bound to, "" when unbound, ``GONE`` when deleted or replaced
+        (another uid), None when unreadable."""
         try:
             cur = self.client.request("GET", PODS.path(pod.namespace, pod.name))
         except ApiError as e:
-            return "" if e.status == 404 else None
+            return GONE if e.status == 404 else None
         if (cur.get("metadata") or {}).get("uid") != pod.uid:
-            return ""
-        return (cur.get("spec") or {}).get("nodeName") or ""
+            return GONE
+        return str((cur.get("spec") or {}).get("nodeName") or "")
 
     # ------------------------------------------------------------------ status, events
 
