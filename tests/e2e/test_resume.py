@@ -528,3 +528,80 @@ def test_an_out_of_tree_permit_wait_carries_over() -> None:
         pair_pod("c", pair="y") + pair_pod("d", pair="y", arrival=45)
     for at in (0, 10, 20, 29.5, 31, 50):
         assert_resumes(text, at, setup=pair)
+
+
+# ---------------------------------------------------------------------- faults still acting
+
+FLAKY_BINDINGS = (node("n0", cpu="2") + node("n1", cpu="2")
+                  + pod("p0", "1", on="n0") + pod("p1", "1", on="n1")
+                  + pod("p2", "500m", annotations="{kubesched.io/arrival: '9'}")
+                  + fault("flaky", 0, "BindError", node="n0", count=3)
+                  + fault("taken", 0, "BindConflict", pod="p1", count=2))
+
+
+@pytest.mark.parametrize("at", [0, 0.5, 1.5, 3.5, 8, 20])
+def test_binding_faults_keep_the_bindings_they_must_still_fail(at: float) -> None:
+    assert_resumes(FLAKY_BINDINGS, at)
+
+
+def test_the_state_holds_how_many_bindings_a_fault_must_still_fail() -> None:
+    state = state_documents(simulate(FLAKY_BINDINGS, until=0.5))[-1]
+    left = {a["fault"]["name"]: a["left"] for a in state["faults"]["armed"]}
+    assert left == {"flaky": 2, "taken": 1}
+    assert state["faults"]["fired"] == {"flaky": 1, "taken": 1}
+
+
+DEVICE_LATER = (DRA + node("n0", cpu="2") + slice_for("n0", 1)
+                + pod("gpu-user", "100m", annotations="{kubesched.io/arrival: '20'}",
+                      extra="  resourceClaims: [{name: gpu, resourceClaimTemplateName: "
+                            "one-gpu}]\n")
+                + fault("prepared", 5, "DeviceCondition", device="gpu.example.com/n0/gpu-0",
+                        condition="Ready", reason="Prepared"))
+
+
+@pytest.mark.parametrize("at", [0, 5, 10, 20, 30])
+def test_a_device_condition_waiting_for_its_device_acts_after_resuming(at: float) -> None:
+    """A DeviceCondition fault due while no claim holds its device waits for the device to
+    be allocated (at 20): a run stopped in between keeps it waiting."""
+    assert_resumes(DEVICE_LATER, at)
+    end = state_documents(simulate(DEVICE_LATER))
+    claim = next(d for d in end if d.get("kind") == "ResourceClaim"
+                 and d["metadata"]["name"].startswith("gpu-user"))
+    assert claim["status"]["devices"][0]["conditions"][0]["type"] == "Ready"
+
+
+def _gang_state(tmp_path: Path) -> str:
+    src = tmp_path / "gang.yaml"
+    src.write_text(GANG + fault("flaky", 0, "BindError", node="n1", count=5))
+    state = tmp_path / "state.yaml"
+    res = CliRunner().invoke(main, ["simulate", str(src), "--until", "10", "--state-out",
+                                    str(state), "--quiet", *GANG_FLAGS])
+    assert res.exit_code == 0, res.output
+    return state.read_text()
+
+
+GANG_FLAGS = ("--kubernetes-version", "1.37", "--feature-gates", "GenericWorkload=true")
+
+
+@pytest.mark.parametrize(("edit", "field", "words"), [
+    (lambda s: s["waiting"][0]["pending"]["GangScheduling"].__setitem__(0, s["clock"] - 1),
+     "waiting[0].pending.GangScheduling[0]", "the clock cannot go back"),
+    (lambda s: s["waiting"][0]["pending"]["GangScheduling"].__setitem__(0, s["clock"] + 999),
+     "waiting[0].pending.GangScheduling[0]", "further from the clock"),
+    (lambda s: s["waiting"][0].update(node="nowhere"), "waiting[0].node", "no node"),
+    (lambda s: s["waiting"][0].update(uid="nobody"), "waiting[0].uid", "no pending Pod"),
+    (lambda s: s["inFlight"].pop(0), "inFlight", "marker of every pod"),
+    (lambda s: s["faults"]["armed"][0].update(left=0), "faults.armed[0].left", "positive"),
+    (lambda s: s["plugins"]["default-scheduler"].update(NodeResourcesFit={}),
+     "plugins.default-scheduler.NodeResourcesFit", "keeps records"),
+    (lambda s: s["plugins"]["default-scheduler"]["GangScheduling"].update(groups=[1]),
+     "plugins.default-scheduler.GangScheduling", "not as --state-out writes it"),
+])
+def test_a_waiting_pod_or_record_edited_by_hand_is_bad_input(
+        tmp_path: Path, edit: Any, field: str, words: str) -> None:
+    bad = tmp_path / "edited.yaml"
+    bad.write_text(_edit_state(_gang_state(tmp_path), edit))
+    res = CliRunner().invoke(main, ["simulate", str(bad), "--quiet", *GANG_FLAGS])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and "internal error" not in res.output
+    assert str(bad) in res.output and f"field {field}" in res.output and words in res.output
