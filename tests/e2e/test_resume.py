@@ -41,6 +41,8 @@ PLAIN: Setup = (None, (), None, {})
 
 def simulate(text: str, until: float | None = None, seed: int = 0,
              setup: Setup = PLAIN) -> SimCluster:
+    """``text`` (a scenario, or a state ``--state-out`` wrote) run to its end or ``until``,
+    under ``setup``, the invariant checker on."""
     release, gates, config, plugins = setup
     cfg = None
     if config is not None or gates or plugins:
@@ -57,6 +59,8 @@ def simulate(text: str, until: float | None = None, seed: int = 0,
 
 
 def assert_resumes(text: str, at: float, seed: int = 0, setup: Setup = PLAIN) -> None:
+    """``text`` run through, and run to ``at`` then resumed from its state, ends the same;
+    the continued run's placements records are the uninterrupted run's."""
     full = simulate(text, seed=seed, setup=setup)
     cut = simulate(text, until=at, seed=seed, setup=setup)
     # as JSON (YAML too), in a List: quicker to write than block YAML
@@ -67,6 +71,9 @@ def assert_resumes(text: str, at: float, seed: int = 0, setup: Setup = PLAIN) ->
     records = {u: r.as_json() for u, r in full.records.items()}
     for uid, rec in rest.records.items():
         assert rec.as_json() == records[uid]
+    # every pod the state holds pending has its record (served or not, terminating or not)
+    pending = {u for u, p in cut.pods.items() if not p.spec.node_name}
+    assert pending <= set(rest.records)
 
 
 @st.composite
@@ -605,3 +612,30 @@ def test_a_waiting_pod_or_record_edited_by_hand_is_bad_input(
     assert res.exit_code == 2, res.output
     assert "Traceback" not in res.output and "internal error" not in res.output
     assert str(bad) in res.output and f"field {field}" in res.output and words in res.output
+
+
+# ---------------------------------------------------------------------- a dump, resumed
+
+DUMP = (Path(__file__).parent.parent / "dumps" / "resume-gang-terminating.yaml").read_text()
+
+
+@pytest.mark.parametrize("at", [0, 1, 20, 25, 30, 40, 41, 42, 50])
+def test_a_dump_mid_rollout_resumed_ends_as_the_uninterrupted_run(at: float) -> None:
+    """``kubectl get -o yaml`` of a cluster where a gang of three waits for the room a
+    terminating ETL pod frees at 40 s, a pod is deleted before it was ever scheduled and
+    one is for volcano: resumed at any time, the same end and the same records — the
+    terminating pod's and volcano's with the times the uninterrupted run gives them."""
+    assert_resumes(DUMP, at, setup=GANG_RELEASE)
+    cut = simulate(DUMP, until=at, setup=GANG_RELEASE)
+    rest = simulate(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": state_documents(cut)}), setup=GANG_RELEASE)
+    recs = {r.key: r.as_json() for r in rest.records.values()}
+    assert recs["ml/volcano-job-0"] == {
+        "pod": "ml/volcano-job-0", "node": None, "time": 0.0, "attempts": 0,
+        "message": 'no profile serves schedulerName "volcano" (profiles: default-scheduler)'}
+    if at < 25:  # still terminating when the run stopped
+        assert recs["ml/notebook-7"] == {
+            "pod": "ml/notebook-7", "node": None, "time": 0.0, "attempts": 0,
+            "message": "evicted: pod deleted (terminating at load)"}
+    trainers = [r for k, r in recs.items() if k.startswith("ml/trainer-")]
+    assert at >= 42 or {(r["time"], r["node"] is not None) for r in trainers} == {(42.0, True)}

@@ -40,6 +40,7 @@ SCHEMA: dict[str, Any] = own_kind_schema(KIND, ["clock", "generators"], {
     "inFlight": _LIST,
     "plugins": _FREE,
     "faults": _FREE,
+    "records": _FREE,
     "timeline": _LIST,
     "usedNames": _LIST,
     "nodeTree": _LIST,
@@ -70,6 +71,7 @@ class SimulationState:
     in_flight: list[dict[str, Any]] = field(default_factory=list)
     plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
     faults: dict[str, Any] = field(default_factory=dict)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def error(self, message: str, field: str, value: object = None) -> InputError:
         return InputError(message, file=self.source, obj=f"{KIND} {self.name}", field=field,
@@ -190,6 +192,14 @@ def parse_simulation_state(doc: Mapping[str, Any], source: str) -> SimulationSta
             isinstance(v, dict) for v in plugins.values()):
         raise err("must map each profile to its plugins' records", "plugins",
                   _short(plugins))
+    records = doc.get("records") or {}
+    if not isinstance(records, dict):
+        raise err("must map pod uids to their records", "records", _short(records))
+    for uid, rec in records.items():
+        if not isinstance(rec, dict):
+            raise err("must be a mapping", f"records.{uid}", _short(rec))
+        time(rec.get("time"), f"records.{uid}.time", past=True)
+        count(rec.get("attempts", 0), f"records.{uid}.attempts")
     faults = doc.get("faults") or {}
     if not isinstance(faults, dict):
         raise err("must be a mapping", "faults", _short(faults))
@@ -219,7 +229,7 @@ def parse_simulation_state(doc: Mapping[str, Any], source: str) -> SimulationSta
         raise err("must be a mapping", "runLoop", _short(run_loop))
     return SimulationState(source, name, clock, wakeup, rngs[0], rngs[1], scheduler,
                            queue, timeline, list(used), tree, run_loop, waiting,
-                           list(resolved), in_flight, plugins, faults)
+                           list(resolved), in_flight, plugins, faults, records)
 
 
 def _entries(doc: Mapping[str, Any], key: str, err: Any) -> list[dict[str, Any]]:

@@ -31,6 +31,7 @@ from kubesched.api.naming import generator_state
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.api.simstate import API_VERSION, KIND, SimulationState
 from kubesched.api.types import DURATION_ANNOTATION, Node, Pod
+from kubesched.backends.sim.accounting import PodRecord
 from kubesched.backends.sim.state import node_doc, pod_doc
 from kubesched.backends.sim.timeline import (
     Arrival,
@@ -321,6 +322,14 @@ def checkpoint_document(sim: SimCluster, written: set[str]) -> dict[str, Any]:
                for qpi in queue.pending_pods()]
     waiting = sched.waiting
     resolved = [wp.pod.uid for wp in waiting.resolved]
+    # pending pods neither queued nor waiting (still terminating, served by no profile,
+    # refused by the API server): their records as they are, times included
+    held = {e["uid"] for e in entries} | {wp.pod.uid for wp in waiting}
+    records = {uid: {"time": rec.time, "attempts": rec.attempts, "message": rec.message,
+                     **({"unserved": True} if rec.unserved else {})}
+               for uid, rec in sim.accounting.records.items()
+               if uid not in held and (pod := api.pods.get(uid)) is not None
+               and not pod.spec.node_name}
     timeline = []
     for t, event in sim.timeline.timed():
         codec = _CODECS.get(type(event))
@@ -349,6 +358,8 @@ def checkpoint_document(sim: SimCluster, written: set[str]) -> dict[str, Any]:
         doc["nodeTree"] = [list(names) for names in tree.values()]
     if resolved:
         doc["resolved"] = resolved
+    if records:
+        doc["records"] = records
     in_flight = _in_flight_doc(sim)
     if in_flight:
         doc["inFlight"] = in_flight
@@ -390,6 +401,7 @@ def restore(sim: SimCluster, state: SimulationState) -> None:
     placed = [(str(q["where"]), _queued(sim, state, q, f"queue[{i}]"))
               for i, q in enumerate(state.queue)]
     _park_again(sim, state)
+    _restore_records(sim, state)
     _restore_plugins(sim, state)
     _restore_faults(sim, state)
     s = state.scheduler
@@ -479,6 +491,23 @@ def _park_again(sim: SimCluster, state: SimulationState) -> None:
         wp.pending.clear()
         wp.resolve(Status(Code(int(outcome["code"])), tuple(outcome.get("reasons") or ()),
                           str(outcome.get("plugin") or "")))
+
+
+def _restore_records(sim: SimCluster, state: SimulationState) -> None:
+    """The records of pending pods outside the queue, as the checkpoint had them (their
+    time is when their fate was known, not the time the run resumed)."""
+    records = sim.accounting.records
+    for uid, saved in state.records.items():
+        pod = sim.api.pods.get(uid)
+        if pod is None or pod.spec.node_name:
+            raise state.error("names no pending Pod of the state", f"records.{uid}")
+        rec = records.get(uid)
+        if rec is None:
+            rec = records[uid] = PodRecord(pod.key, unserved=bool(saved.get("unserved")))
+        rec.time = float(saved["time"])
+        rec.attempts = int(saved.get("attempts", 0))
+        message = saved.get("message")
+        rec.message = message if isinstance(message, str) else None
 
 
 def _restore_plugins(sim: SimCluster, state: SimulationState) -> None:
