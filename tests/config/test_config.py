@@ -542,3 +542,19 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
                  if p != "TaintToleration")
     assert nodes["clean"]["total"] == others - 300
     assert out["selected"] == ["tainted"]
+
+
+def test_weights_whose_total_could_overflow_are_refused_with_upstreams_words() -> None:
+    """getScoreWeights' one refusal. int32 weights cannot reach it from a file (each is at
+    most 2³¹−1, ×100), so the profile is given weights no file could hold."""
+    from kubesched.config import score_weights
+
+    cfg = load_config(features=V135, doc=one_profile(plugins={"score": {"enabled": [
+        {"name": "TaintToleration", "weight": 3}, {"name": "ImageLocality", "weight": -2}]}}))
+    profile = cfg.profiles[0]
+    assert score_weights(profile, lambda n, p: True)["ImageLocality"] == -2
+    profile.plugins.score.enabled = [PluginRef("TaintToleration", 1 << 60),
+                                     PluginRef("ImageLocality", 1 << 60)]
+    with pytest.raises(InputError, match=r"profiles\[0\]\.plugins\.score.*total score of "
+                                         r"Score plugins could overflow"):
+        score_weights(profile, lambda n, p: True)
