@@ -12,7 +12,12 @@ What the objects alone do not say, and the uninterrupted run depends on:
   queue counters; every queued pod's place and record (attempts, backoff, the plugins that
   rejected it, its placements record so far);
 - the names ever used (generated names are never reused), the node tree's order when it is
-  not the nodes' order, and the end rule's memory of the round in progress.
+  not the nodes' order, and the end rule's memory of the round in progress;
+- the pods waiting at Permit (node, deadlines, the cycle that parked them) and the queue's
+  in-flight log: they are parked again, not queued again (``ScheduleOne.park_again``);
+- the records plugins keep between cycles (``CheckpointedPlugin``: Coscheduling,
+  GangScheduling), the faults still to act (bindings still to fail, DeviceConditions waiting
+  for their device), and the placements records of pending pods outside the queue.
 
 A kind of event is carried by its ``EventCodec`` (``register_event``): a name, an encoder
 to a mapping and a decoder back against the objects loaded. Events that are only ever due at
