@@ -506,3 +506,55 @@ def test_a_negative_score_weight_is_used_as_given_as_upstream_does() -> None:
                                          r"of range for int32"):
         load_config(features=V135, doc=one_profile(plugins={"score": {"enabled": [
             {"name": "TaintToleration", "weight": 1 << 31}]}}))
+
+
+def test_a_negative_score_weight_turns_a_plugins_preference_around() -> None:
+    """TaintToleration prefers the node without the PreferNoSchedule taint; weighted -3 (as
+    upstream's framework weights it: getScoreWeights keeps it) the tainted node wins."""
+    from kubesched.api.scenario import load_scenario_text
+    from kubesched.explain import explain
+
+    text = """
+apiVersion: v1
+kind: Node
+metadata: {name: clean}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: tainted}
+spec: {taints: [{key: spot, effect: PreferNoSchedule}]}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+"""
+    cfg = load_config(features=V135, doc=one_profile(plugins={"score": {"enabled": [
+        {"name": "TaintToleration", "weight": -3}]}}))
+    out = explain(load_scenario_text(text, "s.yaml"), cfg, "default/p")
+    assert out["weights"]["TaintToleration"] == -3
+    nodes = {n["node"]: n for n in out["nodes"]}
+    assert nodes["clean"]["scores"]["TaintToleration"] == 100
+    assert nodes["tainted"]["scores"]["TaintToleration"] == 0
+    others = sum(out["weights"][p] * s for p, s in nodes["clean"]["scores"].items()
+                 if p != "TaintToleration")
+    assert nodes["clean"]["total"] == others - 300
+    assert out["selected"] == ["tainted"]
+
+
+def test_weights_whose_total_could_overflow_are_refused_with_upstreams_words() -> None:
+    """getScoreWeights' one refusal. int32 weights cannot reach it from a file (each is at
+    most 2³¹−1, ×100), so the profile is given weights no file could hold."""
+    from kubesched.config import score_weights
+
+    cfg = load_config(features=V135, doc=one_profile(plugins={"score": {"enabled": [
+        {"name": "TaintToleration", "weight": 3}, {"name": "ImageLocality", "weight": -2}]}}))
+    profile = cfg.profiles[0]
+    assert score_weights(profile, lambda n, p: True)["ImageLocality"] == -2
+    profile.plugins.score.enabled = [PluginRef("TaintToleration", 1 << 60),
+                                     PluginRef("ImageLocality", 1 << 60)]
+    with pytest.raises(InputError, match=r"profiles\[0\]\.plugins\.score.*total score of "
+                                         r"Score plugins could overflow"):
+        score_weights(profile, lambda n, p: True)

@@ -35,6 +35,12 @@ SCHEMA: dict[str, Any] = own_kind_schema(KIND, ["clock", "generators"], {
     "generators": _FREE,
     "scheduler": _FREE,
     "queue": _LIST,
+    "waiting": _LIST,
+    "resolved": _LIST,
+    "inFlight": _LIST,
+    "plugins": _FREE,
+    "faults": _FREE,
+    "records": _FREE,
     "timeline": _LIST,
     "usedNames": _LIST,
     "nodeTree": _LIST,
@@ -58,6 +64,14 @@ class SimulationState:
     used_names: list[str] = field(default_factory=list)
     node_tree: list[list[str]] | None = None
     run_loop: dict[str, Any] = field(default_factory=dict)
+    # pods waiting at Permit (queue records with node, cycle, pending deadlines), those
+    # whose outcome was known, the queue's in-flight log, the plugins' own records
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    resolved: list[str] = field(default_factory=list)
+    in_flight: list[dict[str, Any]] = field(default_factory=list)
+    plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    faults: dict[str, Any] = field(default_factory=dict)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def error(self, message: str, field: str, value: object = None) -> InputError:
         return InputError(message, file=self.source, obj=f"{KIND} {self.name}", field=field,
@@ -114,13 +128,10 @@ def parse_simulation_state(doc: Mapping[str, Any], source: str) -> SimulationSta
         raise err("must be a mapping", "scheduler", sched)
     scheduler = {k: count(sched.get(k, 0), f"scheduler.{k}")
                  for k in ("nextStartNodeIndex", "schedulingCycle", "nextSeq")}
-    queue = _entries(doc, "queue", err)
-    for i, q in enumerate(queue):
-        f = f"queue[{i}]"
+
+    def queued(q: dict[str, Any], f: str) -> None:
         if not isinstance(q.get("uid"), str) or not q["uid"]:
             raise err("must name the pod's uid", f"{f}.uid", q.get("uid"))
-        if q.get("where") not in QUEUE_PLACES:
-            raise err(f"must be one of {', '.join(QUEUE_PLACES)}", f"{f}.where", q.get("where"))
         time(q.get("timestamp", 0), f"{f}.timestamp", past=True)
         if q.get("initialAttemptTimestamp") is not None:
             time(q["initialAttemptTimestamp"], f"{f}.initialAttemptTimestamp", past=True)
@@ -134,6 +145,66 @@ def parse_simulation_state(doc: Mapping[str, Any], source: str) -> SimulationSta
             raise err("must be a mapping", f"{f}.record", rec)
         time(rec.get("time", 0), f"{f}.record.time", past=True)
         count(rec.get("attempts", 0), f"{f}.record.attempts")
+
+    queue = _entries(doc, "queue", err)
+    for i, q in enumerate(queue):
+        queued(q, f"queue[{i}]")
+        if q.get("where") not in QUEUE_PLACES:
+            raise err(f"must be one of {', '.join(QUEUE_PLACES)}", f"queue[{i}].where",
+                      q.get("where"))
+    waiting = _entries(doc, "waiting", err)
+    for i, w in enumerate(waiting):
+        f = f"waiting[{i}]"
+        queued(w, f)
+        if not isinstance(w.get("node"), str) or not w["node"]:
+            raise err("must name the node the pod is assumed on", f"{f}.node", w.get("node"))
+        count(w.get("cycle", 0), f"{f}.cycle")
+        pending = w.get("pending")
+        if not isinstance(pending, dict):
+            raise err("must map each waiting plugin to [deadline, timeout]", f"{f}.pending",
+                      _short(pending))
+        for plugin, dt in pending.items():
+            if not isinstance(dt, list) or len(dt) != 2 or not _number(dt[1]) \
+                    or dt[1] < 0:
+                raise err("must be [deadline, timeout] in seconds", f"{f}.pending.{plugin}",
+                          _short(dt))
+            deadline = time(dt[0], f"{f}.pending.{plugin}[0]")
+            if deadline > clock + float(dt[1]):
+                raise err(f"is further from the clock ({clock:g}) than its timeout "
+                          f"({float(dt[1]):g})", f"{f}.pending.{plugin}[0]", dt[0])
+        if not isinstance(w.get("messages") or {}, dict):
+            raise err("must be a mapping", f"{f}.messages", _short(w.get("messages")))
+    resolved = doc.get("resolved") or []
+    if not isinstance(resolved, list) or not all(isinstance(u, str) for u in resolved):
+        raise err("must be a list of pod uids", "resolved", _short(resolved))
+    in_flight = _entries(doc, "inFlight", err)
+    for i, entry in enumerate(in_flight):
+        ev = entry.get("event")
+        if "pod" in entry:
+            if not isinstance(entry["pod"], str):
+                raise err("must be a pod's uid", f"inFlight[{i}].pod", entry["pod"])
+        elif not (isinstance(ev, list) and len(ev) == 3 and isinstance(ev[0], str)
+                  and isinstance(ev[1], int) and not isinstance(ev[1], bool)
+                  and isinstance(ev[2], str)):
+            raise err("must be [resource, action, label]", f"inFlight[{i}].event", _short(ev))
+    plugins = doc.get("plugins") or {}
+    if not isinstance(plugins, dict) or not all(
+            isinstance(v, dict) for v in plugins.values()):
+        raise err("must map each profile to its plugins' records", "plugins",
+                  _short(plugins))
+    records = doc.get("records") or {}
+    if not isinstance(records, dict):
+        raise err("must map pod uids to their records", "records", _short(records))
+    for uid, rec in records.items():
+        if not isinstance(rec, dict):
+            raise err("must be a mapping", f"records.{uid}", _short(rec))
+        time(rec.get("time"), f"records.{uid}.time", past=True)
+        count(rec.get("attempts", 0), f"records.{uid}.attempts")
+    faults = doc.get("faults") or {}
+    if not isinstance(faults, dict):
+        raise err("must be a mapping", "faults", _short(faults))
+    for key in ("armed", "deviceWaiting"):
+        _entries(faults, key, lambda m, f, v=None: err(m, f"faults.{f}", v))
     timeline = _entries(doc, "timeline", err)
     last = clock
     for i, ev in enumerate(timeline):
@@ -157,7 +228,8 @@ def parse_simulation_state(doc: Mapping[str, Any], source: str) -> SimulationSta
     if not isinstance(run_loop, dict):
         raise err("must be a mapping", "runLoop", _short(run_loop))
     return SimulationState(source, name, clock, wakeup, rngs[0], rngs[1], scheduler,
-                           queue, timeline, list(used), tree, run_loop)
+                           queue, timeline, list(used), tree, run_loop, waiting,
+                           list(resolved), in_flight, plugins, faults, records)
 
 
 def _entries(doc: Mapping[str, Any], key: str, err: Any) -> list[dict[str, Any]]:

@@ -306,6 +306,18 @@ class FrameworkAware(Protocol):
     def set_framework(self, framework: Any) -> None: ...
 
 
+@runtime_checkable
+class CheckpointedPlugin(Protocol):
+    """A plugin whose records outlive a scheduling cycle (a gang's members counted, a
+    group backed off): what it keeps, as plain data a checkpoint writes (``simulate
+    --state-out``), and taken back when the run resumes (raising KeyError, TypeError or
+    ValueError on data not as written)."""
+
+    def checkpoint_state(self) -> dict[str, Any]: ...
+
+    def restore_state(self, saved: dict[str, Any]) -> None: ...
+
+
 EXTENSION_POINTS: dict[str, type] = {
     "preEnqueue": PreEnqueuePlugin,
     "queueSort": QueueSortPlugin,

@@ -201,7 +201,8 @@ class Framework:
         self.post_filter: list[PostFilterPlugin] = at("postFilter")
         self.pre_score: list[PreScorePlugin] = at("preScore")
         self.score: list[ScorePlugin] = at("score")
-        self.score_weights = {name: max(w, 1) for name, w in plan.get("score", [])}
+        # (0 is 1 already; a negative weight counts as given, as upstream counts it)
+        self.score_weights = dict(plan.get("score", []))
         self.reserve: list[ReservePlugin] = at("reserve")
         self.permit = at("permit")
         self.pre_bind: list[PreBindPlugin] = at("preBind")

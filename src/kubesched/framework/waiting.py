@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubesched.api.types import Pod
 from kubesched.framework.status import Code, Status
@@ -75,6 +76,8 @@ class WaitingPod:
     status: Status | None = None  # set once allowed by all, or rejected
     # plugin -> the message of the Wait status it returned
     messages: dict[str, str] = field(default_factory=dict)
+    # the scheduler's record of the cycle that parked it (a checkpoint writes it down)
+    context: Any = None
 
     def pending_plugins(self) -> list[str]:
         return list(self.pending)
@@ -85,7 +88,7 @@ class WaitingPod:
             return
         self.pending.pop(plugin, None)
         if not self.pending:
-            self._resolve(Status())
+            self.resolve(Status())
 
     def reject(self, plugin: str, message: str) -> bool:
         """The pod goes back to the queue as unschedulable, ``plugin`` the rejector; False
@@ -93,7 +96,7 @@ class WaitingPod:
         if self.status is not None:
             return False
         self.pending.clear()
-        self._resolve(Status(Code.UNSCHEDULABLE, (message,), plugin))
+        self.resolve(Status(Code.UNSCHEDULABLE, (message,), plugin))
         return True
 
     def preempt(self, plugin: str, message: str) -> bool:
@@ -103,10 +106,10 @@ class WaitingPod:
         if self.status is not None:
             return False
         self.pending.clear()
-        self._resolve(Status(Code.ERROR, (message,), plugin))
+        self.resolve(Status(Code.ERROR, (message,), plugin))
         return True
 
-    def _resolve(self, status: Status) -> None:
+    def resolve(self, status: Status) -> None:
         self.status = status
         self._owner.resolved.append(self)
 
@@ -123,9 +126,10 @@ class WaitingPods:
 
     def add(self, pod: Pod, node: str, timeouts: dict[str, float], now: float,
             on_outcome: Callable[[WaitingPod], None],
-            messages: dict[str, str] | None = None) -> WaitingPod:
+            messages: dict[str, str] | None = None, context: Any = None) -> WaitingPod:
         pending = {name: (now + t, t) for name, t in timeouts.items()}
-        wp = WaitingPod(pod, node, pending, self, messages=dict(messages or {}))
+        wp = WaitingPod(pod, node, pending, self, messages=dict(messages or {}),
+                        context=context)
         self._pods[pod.uid] = wp
         self.on_outcome[pod.uid] = on_outcome
         return wp

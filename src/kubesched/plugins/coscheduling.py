@@ -79,6 +79,17 @@ class Coscheduling(QueueSortPlugin, PreFilterPlugin, PostFilterPlugin, PermitPlu
         self.backed_off_pg: dict[str, float] = {}  # full name -> expiry (a TTL cache)
         self.last_failed: dict[str, float] = {}  # lastFailedSchedulePG
 
+    def checkpoint_state(self) -> dict[str, Any]:
+        return {"assigned": {k: sorted(v) for k, v in self.assigned.items()},
+                "permitted": dict(self.permitted_pg), "backedOff": dict(self.backed_off_pg),
+                "lastFailed": dict(self.last_failed)}
+
+    def restore_state(self, saved: dict[str, Any]) -> None:
+        self.assigned = {str(k): {str(n) for n in v} for k, v in saved["assigned"].items()}
+        self.permitted_pg, self.backed_off_pg, self.last_failed = (
+            {str(k): float(t) for k, t in saved[f].items()}
+            for f in ("permitted", "backedOff", "lastFailed"))
+
     # ------------------------------------------------------------------ helpers
 
     def _now(self) -> float:

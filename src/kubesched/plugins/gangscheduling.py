@@ -75,6 +75,18 @@ class GangScheduling(PreEnqueuePlugin, ReservePlugin, PermitPlugin, EnqueueExten
         self.gangs = GangObjects()
         self.groups: dict[GroupKey, _GroupState] = {}
 
+    def checkpoint_state(self) -> dict[str, Any]:
+        return {"groups": [[list(k), sorted(st.assumed), st.deadline]
+                           for k, st in self.groups.items()]}
+
+    def restore_state(self, saved: dict[str, Any]) -> None:
+        groups: dict[GroupKey, _GroupState] = {}
+        for key, assumed, deadline in saved["groups"]:
+            ns, workload, group, replica = (str(k) for k in key)
+            groups[(ns, workload, group, replica)] = _GroupState(
+                {str(u) for u in assumed}, None if deadline is None else float(deadline))
+        self.groups = groups
+
     # ------------------------------------------------------------------ look-ups
 
     def _now(self) -> float:

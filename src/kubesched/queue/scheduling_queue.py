@@ -538,6 +538,23 @@ class SchedulingQueue:
     def in_flight_pods(self) -> list[Pod]:
         return [p for _i, p in self._in_flight.values()]
 
+    def in_flight_log(self) -> list[str | InFlightEvent]:
+        """The in-flight log from its oldest entry still needed: pod markers (uids of the
+        pods in flight) and the events since (``--state-out``; ``restore_in_flight``)."""
+        return [e for e in self._log if e is not None]
+
+    def restore_in_flight(self, log: Iterable[str | InFlightEvent],
+                          pods: Mapping[str, Pod]) -> None:
+        """The in-flight pods and the events they have missed, as ``in_flight_log`` gave
+        them (``pods``: the pods in flight by uid)."""
+        self._log.clear()
+        self._in_flight.clear()
+        self._log_base = 0
+        for entry in log:
+            if isinstance(entry, str):
+                self._in_flight[entry] = (len(self._log), pods[entry])
+            self._log.append(entry)
+
     def in_flight_events(self) -> list[Any]:
         """The in-flight log (pods and events), oldest first, for tests and debugging."""
         out: list[Any] = []

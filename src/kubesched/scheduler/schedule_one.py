@@ -85,7 +85,7 @@ class ScheduleOne(Algorithm):
             state.delete(PERMIT_WAIT_MESSAGES)
             self.waiting.add(a, r.suggested_host, timeouts, self.clock.now(),
                              lambda wp: self._after_wait(fwk, state, qpi, r, a, cycle, wp),
-                             messages)
+                             messages, context=(qpi, cycle))
             return True
         self._start_binding_cycle(fwk, state, qpi, r, a, cycle)
         return True
@@ -115,6 +115,34 @@ class ScheduleOne(Algorithm):
         for wp, then in done:
             then(wp)
         return bool(done)
+
+    def park_again(self, qpi: QueuedPodInfo, node: str, cycle: int,
+                   pending: dict[str, tuple[float, float]], messages: dict[str, str]) -> None:
+        """A pod a checkpoint found waiting at Permit on ``node`` (a resumed run): assumed
+        there again and waiting until the same deadlines (``pending``: plugin -> (deadline,
+        timeout)). The cycle state its binding cycle reads is made again as the cycle made
+        it (PreFilter, Filter on that node, Reserve); Permit is not run again: its verdict
+        is known, and what it did besides (siblings activated, the plugins' own records)
+        is in the checkpoint."""
+        pod = qpi.pod
+        fwk = self.profiles[pod.spec.scheduler_name]
+        state = CycleState()
+        self.cache.update_snapshot(self.snapshot)
+        _res, st, _with = fwk.run_pre_filter(state, pod, self.snapshot)
+        ni = self.snapshot.get(node)
+        if st.is_success() and ni is not None:
+            fwk.run_filter(state, pod, ni)
+        assumed = copy.copy(pod)
+        assumed.spec = copy.copy(pod.spec)
+        assumed.spec.node_name = node
+        self.cache.assume_pod(assumed)
+        fwk.run_reserve(state, assumed, node)
+        r = ScheduleResult(node)
+        wp = self.waiting.add(
+            assumed, node, {}, self.clock.now(),
+            lambda wp: self._after_wait(fwk, state, qpi, r, assumed, cycle, wp),
+            messages, context=(qpi, cycle))
+        wp.pending = dict(pending)
 
     def next_waiting_deadline(self) -> float | None:
         """When a pod waiting at Permit next times out (backends wake up for it)."""

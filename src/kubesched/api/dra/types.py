@@ -752,16 +752,18 @@ def claim_for_pod_from_template(template: ResourceClaimTemplate, pod_name: str,
 
 def create_template_claims(pods: list[Any], objects: dict[str, list[Any]]) -> list[str]:
     """The resourceclaim controller, once, over a scenario as loaded: every pod claim made
-    from a template gets its ResourceClaim (unless the scenario already records one in
-    ``status.resourceClaimStatuses``) and the status entry naming it. A missing template
-    leaves the pod without the entry, so it waits at PreEnqueue as upstream; returns one
-    warning per such pod."""
+    from a template (of a pod not done) gets its ResourceClaim (unless the scenario already
+    records one in ``status.resourceClaimStatuses``) and the status entry naming it. A
+    missing template leaves the pod without the entry, so it waits at PreEnqueue as upstream;
+    returns one warning per such pod."""
     templates = {(t.metadata.namespace, t.metadata.name): t
                  for t in objects.get("ResourceClaimTemplate", ())}
     claims = objects.setdefault("ResourceClaim", [])
     existing = {(c.metadata.namespace, c.metadata.name) for c in claims}
     warnings = []
     for pod in pods:
+        if pod.status.phase in ("Succeeded", "Failed"):
+            continue  # (the controller's syncPod: nothing to do for a pod that is done)
         for pc in pod.spec.pod_resource_claims:
             if not pc.resource_claim_template_name or \
                     pc.name in pod.status.resource_claim_statuses:

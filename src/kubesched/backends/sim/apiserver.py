@@ -438,7 +438,20 @@ class ApiServer:
 
     def _takes(self, pod: Pod, node_name: str) -> bool:
         return node_name in self.nodes and not self._admit(pod, node_name) and (
-            self.checker is None or self.checker.check(pod, node_name) is None)
+            self.checker is None or self.checker.check(pod, node_name) is None) \
+            and self._room_beside_assumed(pod, node_name)
+
+    def _room_beside_assumed(self, pod: Pod, node_name: str) -> bool:
+        """Whether ``pod`` fits beside what the scheduler holds on the node (pods waiting at
+        Permit included): the other binding a BindConflict scripts never takes room the
+        scheduler has promised, which would make the scheduler's later binding there an
+        overcommit that is not its own doing."""
+        ni = self.scheduler.cache.nodes.get(node_name)
+        if ni is None:
+            return False
+        alloc, used = ni.allocatable, ni.requested
+        return all(want <= 0 or r == "pods" or used.get(r, 0) + want <= alloc.get(r, 0)
+                   for r, want in pod.requests.items())
 
     # PersistentVolumes and claims: the API server's update, then what the PV controller and
     # a CSI external provisioner do about it, all at once; watchers hear of each change next.

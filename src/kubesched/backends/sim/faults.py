@@ -73,6 +73,19 @@ class FaultRunner:
         self._device_waiting: list[Fault] = []
         self.fired: dict[str, int] = {}  # fault name -> how many times it acted
 
+    def pending(self) -> tuple[list[tuple[Fault, int]], list[Fault]]:
+        """What is still to act (``--state-out``): the binding faults armed with the
+        bindings each must still fail, and the DeviceCondition faults waiting for a claim
+        to be allocated their device."""
+        return [(a.fault, a.left) for a in self._armed], list(self._device_waiting)
+
+    def restore(self, armed: list[tuple[Fault, int]], device_waiting: list[Fault],
+                fired: dict[str, int]) -> None:
+        """A resumed run's faults as ``pending`` and ``fired`` had them."""
+        self._armed = [_ArmedBinding(f, left) for f, left in armed]
+        self._device_waiting = list(device_waiting)
+        self.fired = dict(fired)
+
     def apply(self, fault: Fault) -> None:
         sim = self.sim
         a = fault.action

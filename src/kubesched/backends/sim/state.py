@@ -152,7 +152,11 @@ def _claim_now(doc: dict[str, Any], claims: dict[str, Any]) -> dict[str, Any] | 
     cur = claims.pop(f"{md.get('namespace') or 'default'}/{md.get('name')}", None)
     if cur is None:
         return None
-    return {**doc, "status": encode_claim_status(cur)}
+    out = {**doc, "status": encode_claim_status(cur)}
+    finalizers = list(cur.metadata.finalizers)
+    if finalizers or md.get("finalizers"):  # (PreBind protects the claims it allocates)
+        out["metadata"] = {**md, "finalizers": finalizers}
+    return out
 
 
 def _current(doc: dict[str, Any], objects: dict[str, list[Any]], now: float, pods: set[str],
