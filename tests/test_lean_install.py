@@ -19,7 +19,7 @@ import kubesched
 # the libraries each extra installs (pyproject.toml), as imported; urllib3 comes with
 # kubernetes
 EXTRAS = {
-    "kube": ("kubernetes", "prometheus_client", "orjson", "urllib3"),
+    "kube": ("kubernetes", "prometheus_client", "urllib3"),
     "report": ("plotly",),
     "research": ("matplotlib", "pyarrow"),
     "ray": ("ray",),

@@ -24,6 +24,7 @@ from typing import Any
 
 from kubesched.api import resources as _res
 from kubesched.api.quantity import parse_quantity, resource_value
+from kubesched.api.samevalue import remember, requirements_key
 from kubesched.api.types import (
     Affinity,
     Container,
@@ -225,11 +226,28 @@ def parse_resource_list(v: Any, path: str) -> Resources:
     return _to_ints(parse_resource_list_exact(v, path), path)
 
 
+_REQUIREMENTS: dict[Any, tuple[Resources, Resources]] = {}
+
+
 def _parse_requirements(v: Any, path: str, *, requests_from_limits: bool = True) -> (
         tuple[Resources, Resources]):
     """resources: {requests, limits}; requests ≤ limits. For a container, requests default
     to limits (SetDefaults_Pod); pod-level requests are defaulted later, by
     ``_default_pod_level_resources``."""
+    key = requirements_key(v)
+    if key is not None:
+        key = (requests_from_limits, key)
+        known = _REQUIREMENTS.get(key)
+        if known is not None:
+            return dict(known[0]), dict(known[1])
+    requests, limits = _parse_requirements_of(v, path, requests_from_limits)
+    if key is not None:
+        remember(_REQUIREMENTS, key, (dict(requests), dict(limits)))
+    return requests, limits
+
+
+def _parse_requirements_of(v: Any, path: str, requests_from_limits: bool) -> (
+        tuple[Resources, Resources]):
     d = _dict(v, path)
     requests = parse_resource_list_exact(d.get("requests"), f"{path}.requests")
     limits = parse_resource_list_exact(d.get("limits"), f"{path}.limits")

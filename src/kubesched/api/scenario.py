@@ -9,6 +9,7 @@ KubeSchedulerConfiguration document.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import yaml
 
 from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
@@ -23,8 +25,10 @@ from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (regi
 from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
 from kubesched.api.dumptime import newest_timestamp
+from kubesched.api.fastyaml import FastConstruct
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
+from kubesched.api.loadprogress import LoadProgress
 from kubesched.api.nodegroups import KIND as NODE_GROUP_KIND
 from kubesched.api.nodegroups import parse_node_group
 from kubesched.api.parse import (
@@ -71,10 +75,11 @@ except AttributeError:  # PyYAML built without libyaml
     _BaseLoader = yaml.SafeLoader
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]  # (chosen at import time)
+class _Loader(FastConstruct, _BaseLoader):  # type: ignore[misc]  # (chosen at import time)
     """YAML as kubectl turns it into JSON (sigs.k8s.io/yaml) before the API server sees it:
     mapping keys that are numbers or booleans become strings (``labels: {1: x}`` is the
-    label "1"); any other key (null, a date) is refused, as there."""
+    label "1"); any other key (null, a date) is refused, as there. (Documents with only
+    string keys are built by ``FastConstruct``.)"""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
@@ -259,8 +264,10 @@ class _ScenarioBuilder:
 
     def __init__(self, release: str = DEFAULT_VERSION, strict: bool = False,
                  validate: bool = True, admit: bool = True,
-                 gates: Gates | None = None) -> None:
+                 gates: Gates | None = None, progress: LoadProgress | None = None
+                 ) -> None:
         self.sc = Scenario()
+        self.progress = progress
         # the API server's feature gates (None: every field kept)
         self.gates = gates
         self.admit = admit
@@ -275,12 +282,23 @@ class _ScenarioBuilder:
     # -- documents
 
     def add_text(self, text: str, source: str) -> None:
-        try:
-            docs = list(yaml.load_all(text, Loader=_Loader))
-        except yaml.YAMLError as e:
-            line, problem = yaml_problem(e, text)
-            where = f"{source}:{line}" if line is not None else source
-            raise InputError(f"malformed YAML: {problem}", file=where) from None
+        progress = self.progress
+        if progress is not None:
+            progress.parsing(source)
+        docs = _json_documents(text)
+        if docs is None:
+            docs = []
+            try:
+                for doc in yaml.load_all(text, Loader=_Loader):
+                    docs.append(doc)
+                    if progress is not None:
+                        progress.document()
+            except yaml.YAMLError as e:
+                line, problem = yaml_problem(e, text)
+                where = f"{source}:{line}" if line is not None else source
+                raise InputError(f"malformed YAML: {problem}", file=where) from None
+        if progress is not None:
+            progress.objects()
         for i, doc in enumerate(docs):
             if doc is None:
                 continue
@@ -312,6 +330,8 @@ class _ScenarioBuilder:
             for j, item in enumerate(items):
                 self._add_object(item, source, f"{where} items[{j}]")
             return
+        if self.progress is not None:
+            self.progress.object()
         self._check_structure(doc, kind, source)
         newest = newest_timestamp(doc)
         if newest is not None and (self.sc.dump_time is None or newest > self.sc.dump_time):
@@ -595,6 +615,22 @@ def default_toleration_seconds(pod: Pod) -> None:
         pod.spec.tolerations = (*pod.spec.tolerations, *added)
 
 
+_JSON_START = re.compile(r"\s*[\[{]")
+
+
+def _json_documents(text: str) -> list[Any] | None:
+    """The one document of a JSON text (``kubectl get -o json``, ``kubesched snapshot -o
+    json``), parsed by orjson, many times faster than YAML; None when the text is not JSON
+    orjson reads (YAML, or JSON it refuses: a number beyond 64 bits, NaN), which is then read
+    as YAML, as before, so every message about a malformed file stays YAML's."""
+    if _JSON_START.match(text) is None:
+        return None
+    try:
+        return [orjson.loads(text)]
+    except orjson.JSONDecodeError:
+        return None
+
+
 def yaml_problem(e: yaml.YAMLError, text: str) -> tuple[int | None, str]:
     """The line (1-based, when known) and a one-line description of a YAML error. PyYAML's
     own text spans lines; a character the reader refuses has no mark, only a position."""
@@ -638,11 +674,13 @@ def load_scenario_docs(docs: list[dict[str, Any]], source: str, *,
 
 def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
                   strict: bool = False, validate: bool = True, admit: bool = True,
-                  gates: Gates | None = None) -> Scenario:
+                  gates: Gates | None = None, progress: LoadProgress | None = None
+                  ) -> Scenario:
     """Load the scenario made of all ``paths`` together, in order (see
     ``load_scenario_text``). ``admit=False`` leaves pods' priorities unresolved (a pod
-    meant to be admitted into another scenario: ``priority_admission`` of that one)."""
-    loader = _ScenarioBuilder(release, strict, validate, admit, gates)
+    meant to be admitted into another scenario: ``priority_admission`` of that one).
+    ``progress`` is told of every document parsed and object read."""
+    loader = _ScenarioBuilder(release, strict, validate, admit, gates, progress)
     for p in scenario_files(paths):
         if p == "-":
             loader.add_text(sys.stdin.read(), "<stdin>")
@@ -653,7 +691,10 @@ def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
             reason = getattr(e, "strerror", None) or e
             raise InputError(f"cannot read scenario file: {reason}", file=p) from None
         loader.add_text(text, p)
-    return loader.finish()
+    scenario = loader.finish()
+    if progress is not None:
+        progress.done()
+    return scenario
 
 
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")

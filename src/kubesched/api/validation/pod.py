@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesched.api.samevalue import remember, requirements_key
 from kubesched.api.validation.errors import (
     duplicate,
     first,
@@ -151,8 +152,22 @@ def validate_resource_list(resources: Mapping[str, Any] | None, path: str) -> No
             invalid(f"{path}[{name}]", q, "must be an integer")
 
 
+_VALID_REQUIREMENTS: dict[Any, bool] = {}
+
+
 def validate_requirements(res: Mapping[str, Any], path: str, *, pod_level: bool = False
                           ) -> None:
+    key = requirements_key(res)
+    if key is not None:
+        key = (pod_level, key)
+        if key in _VALID_REQUIREMENTS:
+            return
+    _validate_requirements(res, path, pod_level)
+    if key is not None:
+        remember(_VALID_REQUIREMENTS, key, True)
+
+
+def _validate_requirements(res: Mapping[str, Any], path: str, pod_level: bool) -> None:
     requests = res.get("requests") or {}
     limits = res.get("limits") or {}
     validate_resource_list(limits, f"{path}.limits")
