@@ -12,7 +12,7 @@ each removal kept for the next.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,11 @@ def _stays(pod: Pod) -> bool:
             or pod.status.phase in ("Succeeded", "Failed"))
 
 
+def pods_to_move(pods: Iterable[Pod]) -> list[Pod]:
+    """The pods a drain evicts (the others stay: ``_stays``)."""
+    return [p for p in pods if not _stays(p)]
+
+
 def _local_storage(pod: Pod) -> bool:
     allowed = set(filter(None, pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES, "").split(",")))
     for v in pod.spec.volumes:
@@ -112,9 +117,11 @@ def _matching(pod: Pod, pdbs: list[PodDisruptionBudget]) -> list[int]:
 def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list[NodeGroup],
                sizes: Mapping[str, int], pdbs: list[PodDisruptionBudget],
                all_pods: list[Pod], objects: Mapping[str, list[Any]],
-               checker: PredicateChecker, threshold: float = DEFAULT_UTILIZATION_THRESHOLD
-               ) -> ScaleDownResult:
-    """``checker`` holds ``nodes`` and their pods; it is left as the removals leave it."""
+               checker: PredicateChecker, threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
+               candidates: Collection[str] | None = None) -> ScaleDownResult:
+    """``checker`` holds ``nodes`` and their pods; it is left as the removals leave it.
+    ``candidates``: the only nodes that may go (the others only take pods; None: any), and
+    the only ones ``pods_on`` must list."""
     by_name = {g.name: g for g in groups}
     size = dict(sizes)
     budget = [p.disruptions_allowed(all_pods, objects) for p in pdbs]
@@ -123,7 +130,8 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
     order = [n.name for n in nodes]
     for node in sorted(nodes, key=lambda n: n.name):
         group = by_name.get(node.metadata.labels.get(GROUP_LABEL, ""))
-        if group is None or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true":
+        if group is None or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true" \
+                or (candidates is not None and node.name not in candidates):
             continue
         pods = pods_on.get(node.name, [])
         if utilization(node, pods) >= threshold:
@@ -131,7 +139,7 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
         if size[group.name] <= group.min_size:
             out.kept[node.name] = f"node group {group.name} is at its minSize"
             continue
-        movers = [p for p in pods if not _stays(p)]
+        movers = pods_to_move(pods)
         reason = next(filter(None, (blocking_reason(p, pdbs) for p in movers)), None)
         used = [0] * len(pdbs)
         for p in movers:
