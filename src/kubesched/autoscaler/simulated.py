@@ -28,6 +28,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kubesched.api.naming import generator_state, set_generator_state
 from kubesched.api.nodegroups import GROUP_LABEL, NodeGroup
 from kubesched.api.types import Node, Pod, Taint
 from kubesched.autoscaler.checker import PredicateChecker, placed
@@ -377,6 +378,47 @@ class ClusterAutoscaler:
             if over > now:
                 want = over if want is None else min(want, over)
         return want
+
+    # ------------------------------------------------------------------ --state-out
+
+    def memory(self) -> dict[str, Any]:
+        def t(v: float) -> float | None:
+            return None if v == -math.inf else v
+
+        return {"started": self.started, "target": dict(self.target),
+                "upcoming": dict(self.upcoming), "draining": dict(self.draining),
+                "unneeded": dict(self.unneeded), "lastScaleUp": t(self.last_scale_up),
+                "lastDelete": t(self.last_delete), "initial": sorted(self.initial),
+                "nodes": {n: [life.group, life.requested, life.ready, life.removed]
+                          for n, life in self.lives.items()},
+                "scaleUps": [list(x) for x in self.scale_ups],
+                "scaleDowns": [list(x) for x in self.scale_downs],
+                "cannotHelp": dict(self.cannot_help), "rng": generator_state(self.rng)}
+
+    def restore(self, memory: dict[str, Any]) -> None:
+        """``memory`` as ``memory`` wrote it; KeyError, TypeError or ValueError when not."""
+        def t(v: Any) -> float:
+            return -math.inf if v is None else float(v)
+
+        def names(m: Any) -> dict[str, str]:
+            return {str(k): str(v) for k, v in dict(m).items()}
+
+        self.started = bool(memory["started"])
+        self.target = {str(k): int(v) for k, v in dict(memory["target"]).items()}
+        self.upcoming, self.draining = names(memory["upcoming"]), names(memory["draining"])
+        self.unneeded = {str(k): float(v) for k, v in dict(memory["unneeded"]).items()}
+        self.last_scale_up, self.last_delete = t(memory["lastScaleUp"]), t(memory["lastDelete"])
+        self.initial = {str(n) for n in memory["initial"]}
+        self.lives = {str(n): NodeLife(str(g), float(req), float(ready),
+                                       None if gone is None else float(gone))
+                      for n, (g, req, ready, gone) in dict(memory["nodes"]).items()}
+        self.scale_ups = [(float(a), str(g), int(n)) for a, g, n in memory["scaleUps"]]
+        self.scale_downs = [(float(a), str(n)) for a, n in memory["scaleDowns"]]
+        self.cannot_help = names(memory["cannotHelp"])
+        set_generator_state(self.rng, memory["rng"])
+        unknown = (set(self.target) | set(self.upcoming.values())) - set(self.by_name)
+        if unknown:
+            raise ValueError(f"names NodeGroup {sorted(unknown)[0]}, not in the state")
 
     # ------------------------------------------------------------------ after the run
 

@@ -90,6 +90,11 @@ class PeriodicController(Protocol):
 
     def run(self, now: float) -> float | None: ...
 
+    def memory(self) -> dict[str, Any]:
+        """Its state (``--state-out``), as ``restore`` takes it back."""
+
+    def restore(self, memory: dict[str, Any]) -> None: ...
+
 
 _Signature = tuple[int, tuple[tuple[str, str], ...], frozenset[tuple[str, str]],
                    frozenset[tuple[str, Outcome]]]
@@ -274,6 +279,8 @@ class RunLoop:
             want = last + p.interval if want is None else min(want, last + p.interval)
         if want is None:
             return None
+        # a change seen only now (the clock jumped to it) waits for the grid's next point
+        want = max(want, self.clock.now())
         return last + max(1, math.ceil((want - last) / p.interval - 1e-9)) * p.interval
 
     def _run_periodic(self) -> bool:
@@ -288,15 +295,19 @@ class RunLoop:
         return True
 
     def periodic_memory(self) -> dict[str, Any]:
-        """The periodic controller's place on its grid (``--state-out``)."""
+        """The periodic controller's place on its grid and its own state (``--state-out``;
+        ``restore_periodic`` takes it back)."""
+        assert self.periodic is not None
         return {"last": self._periodic_last, "seen": self._periodic_seen,
-                "want": self._periodic_want}
+                "want": self._periodic_want, "controller": self.periodic.memory()}
 
     def restore_periodic(self, memory: dict[str, Any]) -> None:
-        last, want = memory.get("last"), memory.get("want")
+        assert self.periodic is not None
+        last, want = memory["last"], memory["want"]
         self._periodic_last = None if last is None else float(last)
-        self._periodic_seen = int(memory.get("seen", -1))
+        self._periodic_seen = int(memory["seen"])
         self._periodic_want = None if want is None else float(want)
+        self.periodic.restore(memory["controller"])
 
     def step(self) -> Step:
         """What is due delivered, then one scheduling step."""
