@@ -141,24 +141,34 @@ _AUTOSCALER_FLAGS: list[tuple[str, Any, str, str]] = [
 ]
 
 
-def autoscaler_flags(f: Callable[..., Any]) -> Callable[..., Any]:
+def _autoscaler_flags(multiple: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """cluster-autoscaler's options (with NodeGroups in the scenario); the command receives
-    the ones given as ``autoscaler: dict[str, Any]`` (flag name -> value)."""
+    the ones given as ``autoscaler: dict[str, Any]`` (flag name -> value; with ``multiple``,
+    -> the tuple of values given, one per side)."""
     import functools
 
-    @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        given = {}
-        for name, *_rest in _AUTOSCALER_FLAGS:
-            v = kwargs.pop("ca_" + name.replace("-", "_"))
-            if v is not None:
-                given[name] = v
-        return f(*args, autoscaler=given, **kwargs)
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {}
+            for name, *_rest in _AUTOSCALER_FLAGS:
+                v = kwargs.pop("ca_" + name.replace("-", "_"))
+                if v is not None and v != ():
+                    given[name] = v
+            return f(*args, autoscaler=given, **kwargs)
 
-    for name, typ, metavar, help_text in reversed(_AUTOSCALER_FLAGS):
-        wrapper = click.option(f"--{name}", "ca_" + name.replace("-", "_"), type=typ,
-                               metavar=metavar, help=help_text)(wrapper)
-    return wrapper
+        for name, typ, metavar, help_text in reversed(_AUTOSCALER_FLAGS):
+            if multiple:
+                help_text += " Given twice: A, then B."
+            wrapper = click.option(f"--{name}", "ca_" + name.replace("-", "_"), type=typ,
+                                   metavar=metavar, help=help_text,
+                                   multiple=multiple)(wrapper)
+        return wrapper
+
+    return decorate
+
+
+autoscaler_flags = _autoscaler_flags(multiple=False)
 
 
 @main.command()
@@ -782,18 +792,30 @@ def plan(scenario: tuple[str, ...], expander: str, scale_down: bool, threshold: 
               show_default=True)
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings.")
+@_autoscaler_flags(multiple=True)
 @decision_options
 def compare(scenario: tuple[str, ...], config_paths: tuple[str, ...], seeds: tuple[int, ...],
-            fmt: str, strict: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
-    """One scenario under two configurations (or two seeds), side by side: pods placed
-    differently, pods pending on one side only, utilisation and fragmentation.
+            fmt: str, strict: bool, features: FeatureGates, plugins: dict[str, type],
+            autoscaler: dict[str, tuple[Any, ...]]) -> None:
+    """One scenario under two configurations (or two seeds, or two values of an autoscaler
+    option), side by side: pods placed differently, pods pending on one side only,
+    utilisation and fragmentation; with NodeGroups, node-hours and cost.
 
     SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.autoscaler.options import flag_error, options_from
     from kubesched.compare import Side, differences, run_side
 
-    if len(config_paths) > 2 or len(seeds) > 2 or max(len(config_paths), len(seeds)) < 2:
+    counts = [len(config_paths), len(seeds), *(len(v) for v in autoscaler.values())]
+    if max(counts) > 2 or max(counts) < 2:
         _fail_input(InputError("compare needs two sides: --config A --config B, or --seed "
-                               "N --seed M (or both, paired in order)"))
+                               "N --seed M, or an autoscaler option twice (--expander A "
+                               "--expander B; or several, paired in order)"))
+    try:
+        side_options = [options_from({k: v[i if len(v) == 2 else 0]
+                                      for k, v in autoscaler.items()}) for i in range(2)]
+    except InputError as err:
+        _fail_input(flag_error(err))
+        return
     if "-" in scenario:
         # each side reads the scenario anew (a run changes the objects it loaded)
         text = sys.stdin.read()
@@ -805,12 +827,19 @@ def compare(scenario: tuple[str, ...], config_paths: tuple[str, ...], seeds: tup
     for i in range(2):
         cfg, seed = configs[i], side_seeds[i]
         name = " ".join(([Path(cfg).name] if len(config_paths) == 2 and cfg else [])
-                        + ([f"seed {seed}"] if len(seeds) == 2 else []))
+                        + ([f"seed {seed}"] if len(seeds) == 2 else [])
+                        + [f"--{k} {v[i]}" for k, v in autoscaler.items() if len(v) == 2])
         sides.append(Side(name, cfg, seed))
     try:
-        for side in sides:
+        for side, ca_options in zip(sides, side_options, strict=True):
             scen, config = _load(scenario, side.config, features, strict, plugins)
-            run_side(side, scen, config, names_seed=sides[0].seed)
+
+            def prepare(sim: SimCluster, ca_options: Any = ca_options,
+                        seed: int = side.seed) -> Callable[[float], dict[str, Any]] | None:
+                ca = _attach_autoscaler(sim, ca_options, seed, False)
+                return None if ca is None else lambda end: ca.summary(end).as_json()
+
+            run_side(side, scen, config, names_seed=sides[0].seed, prepare=prepare)
     except InputError as err:
         _fail_input(err)
         return
@@ -853,6 +882,12 @@ def _print_compare(out: dict[str, Any]) -> None:
     for r in a["fragmentation"]:
         t.add_row(Text(f"{r} fragmentation"), pct(a["fragmentation"][r]),
                   pct(b["fragmentation"].get(r)))
+    if "autoscaler" in a and "autoscaler" in b:
+        ca, cb = a["autoscaler"], b["autoscaler"]
+        t.add_row("node-hours", f"{ca['nodeHours']:.2f}", f"{cb['nodeHours']:.2f}")
+        t.add_row("cost", f"{ca['cost']:.2f}", f"{cb['cost']:.2f}")
+        t.add_row("nodes added", str(sum(g["added"] for g in ca["groups"])),
+                  str(sum(g["added"] for g in cb["groups"])))
     con.print(t)
     placed = out["placed_differently"]
     con.print(f"{len(placed)} pod(s) placed differently")

@@ -286,3 +286,25 @@ def test_a_run_cut_and_resumed_scales_as_the_whole_run(tmp_path: Path, until: fl
     assert resumed[:4] == whole[:4]
     # the resumed run's records hold the pods still on the API server at the cut
     assert set(resumed[4]) <= set(whole[4])
+
+
+def test_compare_takes_an_autoscaler_option_as_its_two_sides(tmp_path: Path) -> None:
+    # the first test's story: small-0 asked for at 10, empty from 1270; unneeded for 5 min
+    # it goes at 1570 (A: 1560 s = 0.433333 h), for 10 min at 1870 (B: 0.516667 h); at 1.5
+    # per node-hour 0.65 and 0.775
+    import json
+
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all([
+        node("base", "2"), group("small", "4", 3, price=1.5, provisioningDelaySeconds=60),
+        replica_set("web", 6, "1", duration=1200)]))
+    out = CliRunner().invoke(main, ["compare", str(path), "-o", "json",
+                                    "--scale-down-unneeded-time", "5m",
+                                    "--scale-down-unneeded-time", "10m"])
+    assert out.exit_code == 0, out.output
+    a, b = json.loads(out.output)["sides"]
+    assert a["name"] == "--scale-down-unneeded-time 5m"
+    assert (a["autoscaler"]["nodeHours"], b["autoscaler"]["nodeHours"]) == pytest.approx(
+        (1560 / 3600, 1860 / 3600))
+    assert (a["autoscaler"]["cost"], b["autoscaler"]["cost"]) == pytest.approx((0.65, 0.775))
+    assert a["autoscaler"]["scaleDowns"] == [{"t": 1570.0, "node": "small-0"}]

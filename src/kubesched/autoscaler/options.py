@@ -13,12 +13,16 @@ from kubesched.autoscaler.expanders import DEFAULT_EXPANDER, EXPANDERS
 from kubesched.autoscaler.scaledown import DEFAULT_UTILIZATION_THRESHOLD
 from kubesched.errors import InputError
 
-# cluster-autoscaler's fixed limits on one loop's deletions (--max-scale-down-parallelism,
-# --max-drain-parallelism) and how young every pod to help may be before the loop waits for
-# more (unschedulablePodTimeBuffer in static_autoscaler.go)
+# cluster-autoscaler's limits on one loop's deletions (--max-scale-down-parallelism,
+# --max-drain-parallelism: flags kubesched keeps at their defaults) and how young every pod
+# to help may be before the loop waits for more (unschedulablePodTimeBuffer in
+# static_autoscaler.go)
 MAX_SCALE_DOWN_PARALLELISM = 10
 MAX_DRAIN_PARALLELISM = 1
 NEW_POD_BUFFER = 2.0
+# --unremovable-node-recheck-timeout: a node the scale-down simulation found unremovable is
+# not simulated again for this long
+UNREMOVABLE_RECHECK = 300.0
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,12 @@ from kubesched.autoscaler.options import (
     MAX_DRAIN_PARALLELISM,
     MAX_SCALE_DOWN_PARALLELISM,
     NEW_POD_BUFFER,
+    UNREMOVABLE_RECHECK,
     AutoscalerOptions,
 )
 from kubesched.autoscaler.scaledown import SCALE_DOWN_DISABLED, pods_to_move, scale_down
 from kubesched.autoscaler.scaleup import scale_up_options
+from kubesched.autoscaler.snapshots import CheckerPool, ClusterMirror
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.backends.sim.faults import EVICTED_PREFIX
 from kubesched.backends.sim.timeline import NodeAdded
@@ -143,6 +145,11 @@ class ClusterAutoscaler:
         self.scale_ups: list[tuple[float, str, int]] = []
         self.scale_downs: list[tuple[float, str]] = []
         self.cannot_help: dict[str, str] = {}  # uid -> key, at the last loop that saw them
+        # node -> until when it is not simulated again (found unremovable: its pods cannot
+        # all move; --unremovable-node-recheck-timeout)
+        self.unremovable: dict[str, float] = {}
+        self._pool = CheckerPool(self._new_checker)
+        self._mirror: ClusterMirror | None = None
 
     # ------------------------------------------------------------------ the loop
 
@@ -159,6 +166,7 @@ class ClusterAutoscaler:
     def run(self, now: float) -> float | None:
         if not self.started:
             self._start(now)
+        self._pool.reset()
         self._settle(now)
         pending = self._unschedulable()
         to_help = self._not_for_upcoming(pending)
@@ -219,7 +227,7 @@ class ClusterAutoscaler:
                 out.append((pod, qpi.timestamp if t is None else t))
         return out
 
-    def _checker(self) -> PredicateChecker:
+    def _new_checker(self) -> PredicateChecker:
         sim = self.sim
         return PredicateChecker(sim.scheduler.config, sim.objects, sim.scenario.namespaces)
 
@@ -228,7 +236,7 @@ class ClusterAutoscaler:
         in turn), so that one scale-up is not made twice for the same pods."""
         if not self.upcoming or not pending:
             return pending
-        checker = self._checker()
+        checker = self._pool.get()
         names = []
         for name, g in self.upcoming.items():
             checker.add_node(self.by_name[g].node(name))
@@ -250,7 +258,7 @@ class ClusterAutoscaler:
         total = len(api.nodes) + len(self.upcoming)
         if o.max_nodes_total and len(api.nodes) >= o.max_nodes_total:
             return False
-        opts = scale_up_options(pods, self.groups, self.target, self._checker)
+        opts = scale_up_options(pods, self.groups, self.target, self._pool.get)
         self.cannot_help = {p.uid: p.key for p in opts.cannot_help}
         best = best_option(o.expander, opts.options, self.rng)
         if best is None:
@@ -291,7 +299,7 @@ class ClusterAutoscaler:
                     or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true":
                 continue
             ni = cache.nodes.get(name)
-            if ni is None:
+            if ni is None or self.unremovable.get(name, -math.inf) > now:
                 continue
             alloc, req = ni.allocatable, ni.requested
             util = max((req.get(r, 0) / alloc[r] for r in ("cpu", "memory")
@@ -302,19 +310,27 @@ class ClusterAutoscaler:
             self.unneeded = {}
             return
         pods_on = {name: self._pods_on(name) for name in candidates}
-        dest = [node for name, node in api.nodes.items() if name not in self.draining]
-        checker = self._checker()
-        bound = [p for p in api.pods.values() if p.spec.node_name]
-        if any(pods_to_move(pods) for pods in pods_on.values()):
-            checker.load(dest, [p for p in bound if p.spec.node_name not in self.draining])
+        movers = {name: pods_to_move(pods) for name, pods in pods_on.items()}
+        dest = {name: node for name, node in api.nodes.items() if name not in self.draining}
+        pdbs = list(sim.objects.get("PodDisruptionBudget", ()))
+        bound = [p for p in api.pods.values() if p.spec.node_name] if pdbs else []
+        if any(movers.values()):
+            if self._mirror is None:
+                self._mirror = ClusterMirror(self._new_checker)
+            checker = self._mirror.sync(dest, api.pods.values())
+        else:
+            checker = self._pool.get()  # nothing to place: never asked
         # every group as if far above its minSize: minSize is judged when a node would go
         # (RemovableAt), so that time unneeded is counted at the group's minimum too
         sizes = dict.fromkeys(self.by_name, 2**31)
-        res = scale_down(dest, pods_on, self.groups, sizes,
-                         list(sim.objects.get("PodDisruptionBudget", ())), bound, sim.objects,
-                         checker, threshold, candidates=candidates)
+        res = scale_down(list(dest.values()), pods_on, self.groups, sizes, pdbs, bound,
+                         sim.objects, checker, threshold, candidates=candidates)
+        if self._mirror is not None and checker is self._mirror.checker:
+            self._mirror.put_back(res.removed, pods_on, movers)
         self.unneeded = {n: self.unneeded.get(n, now) for n in res.removed}
-        self._movers = {n: pods_to_move(pods_on[n]) for n in res.removed}
+        self._movers = {n: movers[n] for n in res.removed}
+        for name in res.kept:
+            self.unremovable[name] = now + UNREMOVABLE_RECHECK
 
     def _scale_down(self, now: float) -> None:
         unneeded_time = self.options.scale_down_unneeded_time
@@ -393,7 +409,8 @@ class ClusterAutoscaler:
                           for n, life in self.lives.items()},
                 "scaleUps": [list(x) for x in self.scale_ups],
                 "scaleDowns": [list(x) for x in self.scale_downs],
-                "cannotHelp": dict(self.cannot_help), "rng": generator_state(self.rng)}
+                "cannotHelp": dict(self.cannot_help), "unremovable": dict(self.unremovable),
+                "rng": generator_state(self.rng)}
 
     def restore(self, memory: dict[str, Any]) -> None:
         """``memory`` as ``memory`` wrote it; KeyError, TypeError or ValueError when not."""
@@ -415,6 +432,7 @@ class ClusterAutoscaler:
         self.scale_ups = [(float(a), str(g), int(n)) for a, g, n in memory["scaleUps"]]
         self.scale_downs = [(float(a), str(n)) for a, n in memory["scaleDowns"]]
         self.cannot_help = names(memory["cannotHelp"])
+        self.unremovable = {str(k): float(v) for k, v in dict(memory["unremovable"]).items()}
         set_generator_state(self.rng, memory["rng"])
         unknown = (set(self.target) | set(self.upcoming.values())) - set(self.by_name)
         if unknown:
