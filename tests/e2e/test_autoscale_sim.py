@@ -308,3 +308,19 @@ def test_compare_takes_an_autoscaler_option_as_its_two_sides(tmp_path: Path) -> 
         (1560 / 3600, 1860 / 3600))
     assert (a["autoscaler"]["cost"], b["autoscaler"]["cost"]) == pytest.approx((0.65, 0.775))
     assert a["autoscaler"]["scaleDowns"] == [{"t": 1570.0, "node": "small-0"}]
+
+
+def test_the_readme_example_scales_up_a_gpu_node(tmp_path: Path) -> None:
+    # cluster.yaml and workload.yaml as for plan's example: train-2 (2 GPUs, tolerating the
+    # GPU taint) arrives at 120 s and is unschedulable. Loop 120: 0 s old, wait. Loop 130:
+    # "gpu" is the only group whose template hosts it; gpu-0 asked for, joins at 130 + 300
+    # = 430 and takes it.
+    from importlib import resources
+
+    base = resources.files("kubesched") / "examples" / "readme"
+    paths = [str(base / f"{n}.yaml") for n in ("cluster", "workload", "nodegroups")]
+    sim = SimCluster(load_scenario(paths), default_config())
+    ca = attach(sim, AutoscalerOptions())
+    result = sim.run()
+    assert ca.scale_ups == [(130.0, "gpu", 1)]
+    assert placements(result, "default/train-2") == [("gpu-0", 430.0)]
