@@ -324,3 +324,17 @@ def test_the_readme_example_scales_up_a_gpu_node(tmp_path: Path) -> None:
     result = sim.run()
     assert ca.scale_ups == [(130.0, "gpu", 1)]
     assert placements(result, "default/train-2") == [("gpu-0", 430.0)]
+
+
+def test_the_report_shows_nodes_per_group_and_cost(tmp_path: Path) -> None:
+    pytest.importorskip("plotly")
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all(_two_small_nodes()))
+    report = tmp_path / "r.html"
+    out = CliRunner().invoke(main, ["simulate", str(path), "--quiet", "--report", str(report)])
+    assert out.exit_code == 0, out.output
+    text = report.read_text()
+    assert "Nodes per node group" in text
+    # small: 2 nodes at the start, 1 at the end, 1/3 node-hour at 2.0 (the scale-down test)
+    assert ("<tr><td>small</td><td>0</td><td>3</td><td>2</td><td>2</td><td>1</td><td>0</td>"
+            "<td>1</td><td>0.33</td><td>2</td><td>0.67</td></tr>") in text
