@@ -117,6 +117,61 @@ def main() -> None:
 
 SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
 
+EXPANDER_CHOICE = click.Choice(["least-waste", "most-pods", "priority", "price", "random"])
+
+# cluster-autoscaler's flags that the simulator's autoscaler takes (docs/cli.md): name,
+# click type, metavar, help
+_AUTOSCALER_FLAGS: list[tuple[str, Any, str, str]] = [
+    ("expander", EXPANDER_CHOICE, "NAME",
+     "The autoscaler's expander: which node group a scale-up takes [default: random]."),
+    ("scan-interval", str, "DURATION",
+     "How often the autoscaler's loop runs, in virtual time (10s, 1m, or seconds) "
+     "[default: 10s]."),
+    ("scale-down-enabled", click.BOOL, "BOOL",
+     "Whether the autoscaler removes unneeded nodes [default: true]."),
+    ("scale-down-unneeded-time", str, "DURATION",
+     "How long a node must be unneeded before it may go [default: 10m]."),
+    ("scale-down-delay-after-add", str, "DURATION",
+     "No scale-down this long after a scale-up [default: 10m]."),
+    ("scale-down-delay-after-delete", str, "DURATION",
+     "No scale-down this long after a node deletion [default: 0s]."),
+    ("scale-down-utilization-threshold", float, "F",
+     "A node whose requested cpu and memory are both below this fraction of its "
+     "allocatable may be unneeded [default: 0.5]."),
+    ("max-nodes-total", int, "N",
+     "No scale-up past this many nodes in the cluster (0: no limit) [default: 0]."),
+]
+
+
+def _autoscaler_flags(multiple: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """cluster-autoscaler's options (with NodeGroups in the scenario); the command receives
+    the ones given as ``autoscaler: dict[str, Any]`` (flag name -> value; with ``multiple``,
+    -> the tuple of values given, one per side)."""
+    import functools
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {}
+            for name, *_rest in _AUTOSCALER_FLAGS:
+                v = kwargs.pop("ca_" + name.replace("-", "_"))
+                if v is not None and v != ():
+                    given[name] = v
+            return f(*args, autoscaler=given, **kwargs)
+
+        for name, typ, metavar, help_text in reversed(_AUTOSCALER_FLAGS):
+            if multiple:
+                help_text += " Given twice: A, then B."
+            wrapper = click.option(f"--{name}", "ca_" + name.replace("-", "_"), type=typ,
+                                   metavar=metavar, help=help_text,
+                                   multiple=multiple)(wrapper)
+        return wrapper
+
+    return decorate
+
+
+autoscaler_flags = _autoscaler_flags(multiple=False)
+
 
 @main.command()
 @click.argument("scenario", nargs=-1, type=SCENARIO_ARG)
@@ -154,16 +209,20 @@ SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
 @click.option("--check", is_flag=True,
               help="Check invariants (room, ports, taints, affinity, spread, no double "
                    "binding) at every binding; a violation ends the run with exit 1.")
+@autoscaler_flags
 @decision_options
 def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
              placements_path: str | None, state_path: str | None, explain_keys: tuple[str, ...],
              top: int | None, until: float | None, report_path: str | None,
              metrics_path: str | None, decisions_path: str | None, decisions_top: int | None,
              quiet: bool, strict: bool, check: bool, features: FeatureGates,
-             plugins: dict[str, type]) -> None:
+             plugins: dict[str, type], autoscaler: dict[str, Any]) -> None:
     """Schedule SCENARIO files on an in-memory cluster (no argument: a bundled example).
+    With NodeGroups in the scenario, cluster-autoscaler runs too, on the virtual clock
+    (docs/autoscaling.md).
 
     SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.autoscaler.options import flag_error, options_from
     from kubesched.backends.sim.cluster import SimCluster
     from kubesched.backends.sim.invariants import InvariantViolation
 
@@ -191,8 +250,14 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         both = "both" if len(stdout_users) == 2 else "all"
         _fail_input(InputError(f"{' and '.join(stdout_users)} cannot {both} be stdout"))
     try:
+        ca_options = options_from(autoscaler)
+    except InputError as err:
+        _fail_input(flag_error(err))
+        return
+    try:
         scen, config = _load(paths, config_path, features, strict, plugins, quiet)
         sim = SimCluster(scen, config, seed=seed, check=check)
+        ca = _attach_autoscaler(sim, ca_options, seed, bool(autoscaler))
         sim.until = until
         sim.explain_keys = set(explain_keys)
         if report_path or metrics_path:
@@ -254,11 +319,56 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
         from kubesched.report import write_report
 
         names = ", ".join(Path(p).name for p in paths)
-        write_report(report_path, sim, result, f"kubesched simulate {names}", placed)
+        extra: tuple[list[tuple[str, dict[str, Any]]], str] = ([], "")
+        if ca is not None:
+            from kubesched.autoscaler.figures import node_group_figure, node_group_table
+
+            done = ca.summary(result.virtual_seconds)
+            extra = ([("Nodes per node group", node_group_figure(done))],
+                     node_group_table(done))
+        write_report(report_path, sim, result, f"kubesched simulate {names}", placed,
+                     extra_figures=extra[0], extra_html=extra[1])
     if show:
         _print_summary(result)
+        if ca is not None:
+            _print_autoscale(ca.summary(result.virtual_seconds))
     for key in explain_keys:
         _explain_after_run(sim, config, key, top)
+
+
+def _attach_autoscaler(sim: SimCluster, options: Any, seed: int, given: bool) -> Any:
+    """cluster-autoscaler as the run's periodic controller when the scenario has
+    NodeGroups (the ClusterAutoscaler), else None."""
+    if not sim.scenario.objects.get("NodeGroup"):
+        if given:
+            click.echo("warning: the autoscaler's options have no effect: the scenario has "
+                       "no NodeGroup", err=True)
+        return None
+    from kubesched.autoscaler.simulated import attach
+
+    return attach(sim, options, seed)
+
+
+def _print_autoscale(done: Any) -> None:
+    """The autoscaler's part of the summary: nodes per group, node-hours and cost."""
+    from rich.table import Table
+    from rich.text import Text
+
+    con = _console()
+    t = Table(title="Node groups (cluster-autoscaler)")
+    for col in ("group", "min", "max", "start", "peak", "end", "added", "removed",
+                "node-hours", "cost"):
+        t.add_column(col, justify="left" if col == "group" else "right")
+    for g in done.groups:
+        t.add_row(Text(g.name), str(g.min_size), str(g.max_size), str(g.at_start),
+                  str(g.peak), str(g.at_end), str(g.added), str(g.removed),
+                  f"{g.node_hours:.2f}", f"{g.cost:.2f}")
+    t.add_section()
+    t.add_row("total", "", "", "", "", "", "", "", f"{done.node_hours:.2f}", f"{done.cost:.2f}")
+    con.print(t)
+    if done.cannot_help:
+        con.print(Text(f"{len(done.cannot_help)} pending pod(s) no node group can host: "
+                       f"{_first(done.cannot_help, SHOWN_NAMES)}"))
 
 
 def _record_decisions(sim: SimCluster, path: str | None, top: int | None, for_report: bool
@@ -688,18 +798,30 @@ def plan(scenario: tuple[str, ...], expander: str, scale_down: bool, threshold: 
               show_default=True)
 @click.option("--strict", is_flag=True,
               help="Unknown fields in the scenario are errors, not warnings.")
+@_autoscaler_flags(multiple=True)
 @decision_options
 def compare(scenario: tuple[str, ...], config_paths: tuple[str, ...], seeds: tuple[int, ...],
-            fmt: str, strict: bool, features: FeatureGates, plugins: dict[str, type]) -> None:
-    """One scenario under two configurations (or two seeds), side by side: pods placed
-    differently, pods pending on one side only, utilisation and fragmentation.
+            fmt: str, strict: bool, features: FeatureGates, plugins: dict[str, type],
+            autoscaler: dict[str, tuple[Any, ...]]) -> None:
+    """One scenario under two configurations (or two seeds, or two values of an autoscaler
+    option), side by side: pods placed differently, pods pending on one side only,
+    utilisation and fragmentation; with NodeGroups, node-hours and cost.
 
     SCENARIO: YAML or JSON files, directories of them, or '-' (standard input)."""
+    from kubesched.autoscaler.options import flag_error, options_from
     from kubesched.compare import Side, differences, run_side
 
-    if len(config_paths) > 2 or len(seeds) > 2 or max(len(config_paths), len(seeds)) < 2:
+    counts = [len(config_paths), len(seeds), *(len(v) for v in autoscaler.values())]
+    if max(counts) > 2 or max(counts) < 2:
         _fail_input(InputError("compare needs two sides: --config A --config B, or --seed "
-                               "N --seed M (or both, paired in order)"))
+                               "N --seed M, or an autoscaler option twice (--expander A "
+                               "--expander B; or several, paired in order)"))
+    try:
+        side_options = [options_from({k: v[i if len(v) == 2 else 0]
+                                      for k, v in autoscaler.items()}) for i in range(2)]
+    except InputError as err:
+        _fail_input(flag_error(err))
+        return
     if "-" in scenario:
         # each side reads the scenario anew (a run changes the objects it loaded)
         text = sys.stdin.read()
@@ -711,12 +833,19 @@ def compare(scenario: tuple[str, ...], config_paths: tuple[str, ...], seeds: tup
     for i in range(2):
         cfg, seed = configs[i], side_seeds[i]
         name = " ".join(([Path(cfg).name] if len(config_paths) == 2 and cfg else [])
-                        + ([f"seed {seed}"] if len(seeds) == 2 else []))
+                        + ([f"seed {seed}"] if len(seeds) == 2 else [])
+                        + [f"--{k} {v[i]}" for k, v in autoscaler.items() if len(v) == 2])
         sides.append(Side(name, cfg, seed))
     try:
-        for side in sides:
+        for side, ca_options in zip(sides, side_options, strict=True):
             scen, config = _load(scenario, side.config, features, strict, plugins)
-            run_side(side, scen, config, names_seed=sides[0].seed)
+
+            def prepare(sim: SimCluster, ca_options: Any = ca_options,
+                        seed: int = side.seed) -> Callable[[float], dict[str, Any]] | None:
+                ca = _attach_autoscaler(sim, ca_options, seed, False)
+                return None if ca is None else lambda end: ca.summary(end).as_json()
+
+            run_side(side, scen, config, names_seed=sides[0].seed, prepare=prepare)
     except InputError as err:
         _fail_input(err)
         return
@@ -759,6 +888,12 @@ def _print_compare(out: dict[str, Any]) -> None:
     for r in a["fragmentation"]:
         t.add_row(Text(f"{r} fragmentation"), pct(a["fragmentation"][r]),
                   pct(b["fragmentation"].get(r)))
+    if "autoscaler" in a and "autoscaler" in b:
+        ca, cb = a["autoscaler"], b["autoscaler"]
+        t.add_row("node-hours", f"{ca['nodeHours']:.2f}", f"{cb['nodeHours']:.2f}")
+        t.add_row("cost", f"{ca['cost']:.2f}", f"{cb['cost']:.2f}")
+        t.add_row("nodes added", str(sum(g["added"] for g in ca["groups"])),
+                  str(sum(g["added"] for g in cb["groups"])))
     con.print(t)
     placed = out["placed_differently"]
     con.print(f"{len(placed)} pod(s) placed differently")

@@ -14,6 +14,7 @@ requests R or nothing of R is free.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,13 +38,16 @@ class Side:
     placements: dict[str, str | None] = field(default_factory=dict)  # pod -> node
     utilisation: dict[str, float | None] = field(default_factory=dict)
     fragmentation: dict[str, float | None] = field(default_factory=dict)
+    # what a layer above measured of the run (the autoscaler's node-hours and cost)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         r = self.result
         assert r is not None
         return {"name": self.name, "config": self.config, "seed": self.seed,
                 "scheduled": r.scheduled, "pending": len(r.pending),
-                "utilisation": self.utilisation, "fragmentation": self.fragmentation}
+                "utilisation": self.utilisation, "fragmentation": self.fragmentation,
+                **self.extra}
 
 
 def _lower_median(values: list[int]) -> int:
@@ -94,10 +98,20 @@ def measure(side: Side, sim: SimCluster, result: SimResult) -> None:
             side.fragmentation[r] = fragmentation(nodes, pods, r)
 
 
+Prepare = Callable[[SimCluster], Callable[[float], dict[str, Any]] | None]
+
+
 def run_side(side: Side, scenario: Scenario, config: SchedulerConfiguration,
-             names_seed: int) -> None:
+             names_seed: int, prepare: Prepare | None = None) -> None:
+    """``prepare``: what a layer above wires into the run before it starts (the
+    autoscaler); the function it returns, if any, gives the side's ``autoscaler`` entry
+    from the run's end time."""
     sim = SimCluster(scenario, config, seed=side.seed, names_seed=names_seed)
-    measure(side, sim, sim.run())
+    after = prepare(sim) if prepare is not None else None
+    result = sim.run()
+    measure(side, sim, result)
+    if after is not None:
+        side.extra["autoscaler"] = after(result.virtual_seconds)
 
 
 def differences(a: Side, b: Side) -> dict[str, Any]:

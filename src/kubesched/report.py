@@ -311,11 +311,15 @@ _DRAW = """
 
 
 def render(sim: SimCluster, result: SimResult, title: str = "kubesched simulate",
-           placed: dict[str, dict[str, Any]] | None = None) -> str:
+           placed: dict[str, dict[str, Any]] | None = None, *,
+           extra_figures: list[tuple[str, dict[str, Any]]] | None = None,
+           extra_html: str = "") -> str:
+    """``extra_figures`` and ``extra_html``: what a layer above adds (the autoscaler's nodes
+    per group), after the run's own figures and before the tables."""
     import plotly.io as pio  # type: ignore[import-untyped]  # plotly ships no type hints
     from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
 
-    figs = figures(sim, result)
+    figs = figures(sim, result) + list(extra_figures or ())
     # validated against plotly's schema (a typo in a property fails here, not in a browser)
     specs = [json.loads(str(pio.to_json(fig, validate=True))) for _, fig in figs]
     payload = json.dumps(specs, separators=(",", ":")).replace("</", "<\\/")
@@ -332,14 +336,18 @@ def render(sim: SimCluster, result: SimResult, title: str = "kubesched simulate"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"
         f"<h1>{html.escape(title)}</h1><p class=\"summary\">{html.escape(summary)}</p>"
-        f"{sections}{_devices_table(result)}<h2>Pending pods</h2>{_pending_table(result)}"
+        f"{sections}{extra_html}{_devices_table(result)}"
+        f"<h2>Pending pods</h2>{_pending_table(result)}"
         f"<h2>Placed pods</h2>{_placed_table(result, placed)}"
         f'<script type="application/json" id="kubesched-figures">{payload}</script>'
         f"<script>{_DRAW}</script></body></html>\n")
 
 
 def write_report(path: str, sim: SimCluster, result: SimResult, title: str,
-                 placed: dict[str, dict[str, Any]] | None = None) -> None:
-    text = render(sim, result, title, placed)
+                 placed: dict[str, dict[str, Any]] | None = None, *,
+                 extra_figures: list[tuple[str, dict[str, Any]]] | None = None,
+                 extra_html: str = "") -> None:
+    text = render(sim, result, title, placed, extra_figures=extra_figures,
+                  extra_html=extra_html)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

@@ -13,7 +13,7 @@ nodes are tried in name order, each removal kept for the next.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +83,11 @@ def _stays(pod: Pod) -> bool:
             or pod.status.phase in ("Succeeded", "Failed"))
 
 
+def pods_to_move(pods: Iterable[Pod]) -> list[Pod]:
+    """The pods a drain evicts (the others stay: ``_stays``)."""
+    return [p for p in pods if not _stays(p)]
+
+
 def _local_storage(pod: Pod) -> bool:
     allowed = set(filter(None, pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES, "").split(",")))
     for v in pod.spec.volumes:
@@ -128,10 +133,12 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
                sizes: Mapping[str, int], pdbs: list[PodDisruptionBudget],
                all_pods: list[Pod], objects: Mapping[str, list[Any]],
                checker: PredicateChecker, threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
-               *, gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD
-               ) -> ScaleDownResult:
+               candidates: Collection[str] | None = None, *,
+               gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD) -> ScaleDownResult:
     """``checker`` holds ``nodes`` and their pods; it is left as the removals leave it.
-    ``threshold`` applies to nodes without GPUs, ``gpu_threshold`` to those with."""
+    ``threshold`` applies to nodes without GPUs, ``gpu_threshold`` to those with.
+    ``candidates``: the only nodes that may go (the others only take pods; None: any), and
+    the only ones ``pods_on`` must list."""
     by_name = {g.name: g for g in groups}
     size = dict(sizes)
     budget = [p.disruptions_allowed(all_pods, objects) for p in pdbs]
@@ -144,7 +151,8 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
     now = {name: list(pods) for name, pods in pods_on.items()}
     for node in sorted(nodes, key=lambda n: n.name):
         group = by_name.get(node.metadata.labels.get(GROUP_LABEL, ""))
-        if group is None or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true":
+        if group is None or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true" \
+                or (candidates is not None and node.name not in candidates):
             continue
         pods = pods_on.get(node.name, [])
         limit = threshold if gpu_resource(node) is None else gpu_threshold
@@ -153,7 +161,7 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
         if size[group.name] <= group.min_size:
             out.kept[node.name] = f"node group {group.name} is at its minSize"
             continue
-        movers = [p for p in now.get(node.name, []) if not _stays(p)]
+        movers = pods_to_move(now.get(node.name, []))
         reason = next(filter(None, (blocking_reason(p, pdbs) for p in movers)), None)
         used = [0] * len(pdbs)
         for p in movers:

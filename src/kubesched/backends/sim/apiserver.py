@@ -56,6 +56,7 @@ from kubesched.backends.sim.timeline import (
     Event,
     EvictionDue,
     FaultDue,
+    NodeAdded,
     PodFinished,
     PodGone,
     Stored,
@@ -362,6 +363,8 @@ class ApiServer:
                 self.faults.apply(fault)
             case EvictionDue(uid=uid, at=at):
                 self.taints.fire(uid, at)
+            case NodeAdded(node=node):
+                self.add_node(node)
             case Tick():
                 pass
 

@@ -72,9 +72,17 @@ class SimCluster:
         if state is None:
             self.api.load()
         else:
+            import kubesched.backends.sim.resume_nodes  # noqa: F401  (NodeAdded's codec)
             from kubesched.backends.sim.resume import restore
 
             restore(self, state)
+            periodic = state.run_loop.get("periodic")
+            if self.loop.periodic is not None and periodic is not None:
+                try:
+                    self.loop.restore_periodic(periodic)
+                except (KeyError, TypeError, ValueError, AttributeError) as e:
+                    raise state.error(f"not as --state-out writes it ({e})",
+                                      "runLoop.periodic") from None
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> SimResult:
         start = time.perf_counter()
@@ -203,9 +211,13 @@ class SimCluster:
         return bound + [p for p in pods.values() if p.uid not in seen]
 
     def checkpoint(self, written: set[str]) -> dict[str, Any]:
+        import kubesched.backends.sim.resume_nodes  # noqa: F401  (NodeAdded's codec)
         from kubesched.backends.sim.resume import checkpoint_document
 
-        return checkpoint_document(self, written)
+        doc = checkpoint_document(self, written)
+        if self.loop.periodic is not None:
+            doc["runLoop"]["periodic"] = self.loop.periodic_memory()
+        return doc
 
     # ------------------------------------------------------------------ the Backend
 

@@ -38,6 +38,7 @@ wake-up at once. docs/differences.md says where this departs from upstream.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -75,6 +76,24 @@ class Cluster(Protocol):
 
 class Ticked(Protocol):
     def tick(self) -> None: ...
+
+
+class PeriodicController(Protocol):
+    """A controller with a loop of its own on the virtual clock (cluster-autoscaler's): it
+    runs every ``interval`` seconds from its first run at the run's start, but a run that
+    would find the cluster as the last one left it is skipped, unless the last one asked for
+    it (a controller whose decisions depend on time: how long a node has been unneeded).
+    ``run(now)`` acts on the cluster and returns the virtual time from which it must run
+    again even if nothing changes, or None."""
+
+    interval: float
+
+    def run(self, now: float) -> float | None: ...
+
+    def memory(self) -> dict[str, Any]:
+        """Its state (``--state-out``), as ``restore`` takes it back."""
+
+    def restore(self, memory: dict[str, Any]) -> None: ...
 
 
 _Signature = tuple[int, tuple[tuple[str, str], ...], frozenset[tuple[str, str]],
@@ -220,6 +239,12 @@ class RunLoop:
         self.rounds = Rounds(scheduler, cluster)
         self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
         self.series: Ticked | None = None
+        # a controller looping on its own period (None: none); when it last ran, the change
+        # count it left, and the time it asked to run again by
+        self.periodic: PeriodicController | None = None
+        self._periodic_last: float | None = None
+        self._periodic_seen = -1
+        self._periodic_want: float | None = None
         # where a run cut by ``until`` stopped: the wake-up it was about to move to, or
         # whether it was over (``--state-out``); a restored run starts by moving there
         self.wakeup: float | None = None
@@ -241,6 +266,49 @@ class RunLoop:
         while (event := timeline.pop_due(now)) is not None:
             deliver(event)
 
+    def periodic_due(self) -> float | None:
+        """When the periodic controller runs next (on its grid of ``interval``), or None."""
+        p = self.periodic
+        if p is None:
+            return None
+        last = self._periodic_last
+        if last is None:
+            return self.clock.now()
+        want = self._periodic_want
+        if self.cluster.changes != self._periodic_seen:
+            want = last + p.interval if want is None else min(want, last + p.interval)
+        if want is None:
+            return None
+        # a change seen only now (the clock jumped to it) waits for the grid's next point
+        want = max(want, self.clock.now())
+        return last + max(1, math.ceil((want - last) / p.interval - 1e-9)) * p.interval
+
+    def _run_periodic(self) -> bool:
+        """The periodic controller's loop, if due now; whether it ran."""
+        due = self.periodic_due()
+        now = self.clock.now()
+        if due is None or due > now or self.periodic is None:
+            return False
+        self._periodic_want = self.periodic.run(now)
+        self._periodic_last = now
+        self._periodic_seen = self.cluster.changes
+        return True
+
+    def periodic_memory(self) -> dict[str, Any]:
+        """The periodic controller's place on its grid and its own state (``--state-out``;
+        ``restore_periodic`` takes it back)."""
+        assert self.periodic is not None
+        return {"last": self._periodic_last, "seen": self._periodic_seen,
+                "want": self._periodic_want, "controller": self.periodic.memory()}
+
+    def restore_periodic(self, memory: dict[str, Any]) -> None:
+        assert self.periodic is not None
+        last, want = memory["last"], memory["want"]
+        self._periodic_last = None if last is None else float(last)
+        self._periodic_seen = int(memory["seen"])
+        self._periodic_want = None if want is None else float(want)
+        self.periodic.restore(memory["controller"])
+
     def step(self) -> Step:
         """What is due delivered, then one scheduling step."""
         self.deliver_due()
@@ -255,8 +323,9 @@ class RunLoop:
         return Step(busy, self.rounds.step_done(busy))
 
     def over(self, step: Step) -> bool:
-        """The end rule's verdict: an idle round and nothing on the timeline."""
-        return step.idle and not self.timeline
+        """The end rule's verdict: an idle round, nothing on the timeline and no periodic
+        controller's loop to come."""
+        return step.idle and not self.timeline and self.periodic_due() is None
 
     def run(self, progress: Callable[[int, int], None] | None = None, *,
             until: float | None = None) -> None:
@@ -285,6 +354,10 @@ class RunLoop:
                     if n != bound:
                         bound = n
                         progress(n, total)
+                continue
+            # the periodic controller sees the instant as the scheduler left it: a node
+            # that has just joined has taken the pods it can before the autoscaler looks
+            if self.periodic is not None and self._run_periodic():
                 continue
             t_next = self.next_wakeup()
             if t_next is None:
@@ -316,6 +389,9 @@ class RunLoop:
         now = self.clock.now()
         sched = self.scheduler
         head = self.timeline.next_time()
+        periodic = self.periodic_due()
+        if periodic is not None and (head is None or periodic < head):
+            head = max(periodic, now)
         candidates = [] if head is None else [head]
         expiry = sched.queue.next_backoff_expiry()
         if expiry is not None:

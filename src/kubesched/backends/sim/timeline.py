@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kubesched.api.faults import Fault
-from kubesched.api.types import Pod
+from kubesched.api.types import Node, Pod
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -92,8 +92,17 @@ class EvictionDue:
     at: float
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class NodeAdded:
+    """A node a periodic controller asked for (an autoscaler's scale-up) joins the cluster,
+    Ready and schedulable."""
+
+    order: ClassVar[int] = 9
+    node: Node
+
+
 Event = (BindingReported | PodFinished | PodGone | Arrival | Stored | DeletionToldLate | Tick
-         | FaultDue | EvictionDue)
+         | FaultDue | EvictionDue | NodeAdded)
 
 
 class Timeline:
