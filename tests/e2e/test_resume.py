@@ -639,3 +639,155 @@ def test_a_dump_mid_rollout_resumed_ends_as_the_uninterrupted_run(at: float) -> 
             "message": "evicted: pod deleted (terminating at load)"}
     trainers = [r for k, r in recs.items() if k.startswith("ml/trainer-")]
     assert at >= 42 or {(r["time"], r["node"] is not None) for r in trainers} == {(42.0, True)}
+
+
+# ---------------------------------------------------------------------- choices at Reserve
+#
+# A pod waiting at Permit keeps the devices and volumes its Reserve chose: a device or a
+# volume it would have preferred that comes free while it waits changes nothing, in the run
+# that goes on and in the one resumed from a checkpoint taken meanwhile.
+
+GPU_CLAIM = "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
+GANG_MEMBER = "  schedulingGroup: {podGroupName: g}\n"
+
+# hog holds gpu-0 until 10; g0 takes gpu-1 at 1 and waits for g1, which waits for x's
+# CPUs (until 30); the state at 20 has gpu-0 free, first in the allocator's order
+DEVICE_FREED_WHILE_WAITING = (
+    DRA + node("n0", cpu="4") + slice_for("n0", 2) + gang_group(GANG_RELEASE, 2)
+    + pod("hog", "100m", annotations="{kubesched.io/duration: '10'}", extra=GPU_CLAIM)
+    + pod("x", "3", annotations="{kubesched.io/duration: '30'}", extra="  priority: 1000\n")
+    + "".join(pod(name, cpu, annotations="{kubesched.io/arrival: '1'}",
+                  extra=GPU_CLAIM + GANG_MEMBER) for name, cpu in (("g0", "100m"), ("g1", "2"))))
+
+
+def _devices(sim: SimCluster) -> dict[str, list[str]]:
+    """pod -> the devices its claims were allocated (in the end state)."""
+    out = {}
+    for d in state_documents(sim):
+        if d.get("kind") == "ResourceClaim" and d.get("status", {}).get("allocation"):
+            owner = d["metadata"]["name"].split("-gpu-")[0]
+            out[owner] = [r["device"] for r in d["status"]["allocation"]["devices"]["results"]]
+    return out
+
+
+@pytest.mark.parametrize("at", [1, 5, 10, 20, 29.5])
+def test_a_waiting_pods_devices_are_the_ones_its_reserve_chose(at: float) -> None:
+    assert _devices(simulate(DEVICE_FREED_WHILE_WAITING, setup=GANG_RELEASE)) == {
+        "g0": ["gpu-1"], "g1": ["gpu-0"]}
+    assert_resumes(DEVICE_FREED_WHILE_WAITING, at, setup=GANG_RELEASE)
+
+
+# a0 assumes pv-small at 0 and waits for a1, which never fits; b0 (at 5) assumes pv-big and
+# waits for b1, which waits for x's CPUs (until 302); a0's group times out at 300 and frees
+# pv-small, smaller and so preferred: the state at 301 has it Available
+LOCAL_VOLUMES = """---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+""" + "".join(f"""---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: pv-{size_name}}}
+spec:
+  capacity: {{storage: {size}}}
+  accessModes: [ReadWriteOnce]
+  hostPath: {{path: /{size_name}}}
+  storageClassName: local
+status: {{phase: Available}}
+""" for size_name, size in (("small", "1Gi"), ("big", "2Gi"))) + "".join(f"""---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: {name}, namespace: default}}
+spec: {{accessModes: [ReadWriteOnce], storageClassName: local,
+        resources: {{requests: {{storage: 1Gi}}}}}}
+""" for name in ("ca", "cb"))
+
+
+
+def _member(name: str, group: str, cpu: str, claim: str | None = None) -> str:
+    extra = f"  schedulingGroup: {{podGroupName: {group}}}\n"
+    if claim is not None:
+        extra += f"  volumes: [{{name: v, persistentVolumeClaim: {{claimName: {claim}}}}}]\n"
+    arrival = "0" if group == "ga" else "5"
+    return pod(name, cpu, annotations=f"{{kubesched.io/arrival: '{arrival}'}}", extra=extra)
+
+
+VOLUME_FREED_WHILE_WAITING = (
+    node("n0", cpu="4") + LOCAL_VOLUMES
+    + "".join(f"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: "
+              f"{{name: {g}}}\nspec: {{schedulingPolicy: {{gang: {{minCount: 2}}}}}}\n"
+              for g in ("ga", "gb"))
+    + pod("x", "3", annotations="{kubesched.io/duration: '302'}", extra="  priority: 1000\n")
+    + _member("a0", "ga", "100m", "ca") + _member("a1", "ga", "10")
+    + _member("b0", "gb", "100m", "cb") + _member("b1", "gb", "2"))
+
+
+def _volumes(sim: SimCluster) -> dict[str, str]:
+    """claim -> the volume it is bound to (in the end state)."""
+    return {d["metadata"]["name"]: d["spec"].get("volumeName")
+            for d in state_documents(sim) if d.get("kind") == "PersistentVolumeClaim"}
+
+
+@pytest.mark.parametrize("at", [5, 200, 300, 301, 301.5])
+def test_a_waiting_pods_volumes_are_the_ones_its_reserve_chose(at: float) -> None:
+    assert _volumes(simulate(VOLUME_FREED_WHILE_WAITING, setup=GANG_RELEASE))["cb"] == "pv-big"
+    assert_resumes(VOLUME_FREED_WHILE_WAITING, at, setup=GANG_RELEASE)
+
+
+def _reserved(s: dict[str, Any], plugin: str) -> dict[str, Any]:
+    chosen: dict[str, Any] = s["waiting"][0]["reserved"][plugin]
+    return chosen
+
+
+def _devices_chosen(s: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = _reserved(s, "DynamicResources")["claims"][0]["allocation"][
+        "devices"]["results"][0]
+    return result
+
+
+@pytest.mark.parametrize(("scenario", "at", "edit", "field", "words"), [
+    (DEVICE_FREED_WHILE_WAITING, 20, lambda s: _devices_chosen(s).update(device="gpu-9"),
+     "waiting[0].reserved.DynamicResources.claims[0].allocation.devices.results[0]",
+     "no device of the ResourceSlices"),
+    (DEVICE_FREED_WHILE_WAITING, 20,
+     lambda s: _reserved(s, "DynamicResources")["claims"][0].update(claim="hog-gpu-xxxxx"),
+     "waiting[0].reserved.DynamicResources.claims[0].claim", "no claim of the pod's"),
+    (DEVICE_FREED_WHILE_WAITING, 20,
+     lambda s: _reserved(s, "DynamicResources")["claims"].clear(),
+     "waiting[0].reserved.DynamicResources.claims", "every claim"),
+    (DEVICE_FREED_WHILE_WAITING, 20,
+     lambda s: _devices_chosen(s).update(device=None),
+     "waiting[0].reserved.DynamicResources.claims[0].allocation.devices.results[0].device",
+     ""),
+    (VOLUME_FREED_WHILE_WAITING, 301,
+     lambda s: _reserved(s, "VolumeBinding")["bindings"][0].update(volume="pv-none"),
+     "waiting[0].reserved.VolumeBinding.bindings[0].volume", "no PersistentVolume"),
+    (VOLUME_FREED_WHILE_WAITING, 301,
+     lambda s: _reserved(s, "VolumeBinding")["bindings"][0].update(claim="ca"),
+     "waiting[0].reserved.VolumeBinding.bindings[0].claim", "no claim of the pod's"),
+    (VOLUME_FREED_WHILE_WAITING, 301,
+     lambda s: _reserved(s, "VolumeBinding").pop("provisions"),
+     "waiting[0].reserved.VolumeBinding", "not as --state-out writes it"),
+    (VOLUME_FREED_WHILE_WAITING, 301,
+     lambda s: s["waiting"][0]["reserved"].update(NodeResourcesFit={}),
+     "waiting[0].reserved.NodeResourcesFit", "whose Reserve chooses"),
+    (VOLUME_FREED_WHILE_WAITING, 301,
+     lambda s: s["waiting"][0]["reserved"].update(VolumeBinding=[]),
+     "waiting[0].reserved.VolumeBinding", "mapping"),
+])
+def test_a_waiting_pods_choice_edited_by_hand_is_bad_input(
+        tmp_path: Path, scenario: str, at: float, edit: Any, field: str, words: str) -> None:
+    src = tmp_path / "s.yaml"
+    src.write_text(scenario)
+    state = tmp_path / "state.yaml"
+    res = CliRunner().invoke(main, ["simulate", str(src), "--until", str(at), "--state-out",
+                                    str(state), "--quiet", *GANG_FLAGS])
+    assert res.exit_code == 0, res.output
+    bad = tmp_path / "edited.yaml"
+    bad.write_text(_edit_state(state.read_text(), edit))
+    res = CliRunner().invoke(main, ["simulate", str(bad), "--quiet", *GANG_FLAGS])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and "internal error" not in res.output
+    assert str(bad) in res.output and f"field {field}" in res.output and words in res.output

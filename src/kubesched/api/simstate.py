@@ -174,6 +174,13 @@ def parse_simulation_state(doc: Mapping[str, Any], source: str) -> SimulationSta
                           f"({float(dt[1]):g})", f"{f}.pending.{plugin}[0]", dt[0])
         if not isinstance(w.get("messages") or {}, dict):
             raise err("must be a mapping", f"{f}.messages", _short(w.get("messages")))
+        reserved = w.get("reserved") or {}
+        if not isinstance(reserved, dict):
+            raise err("must map each plugin to what its Reserve chose", f"{f}.reserved",
+                      _short(reserved))
+        for plugin, chosen in reserved.items():
+            if not isinstance(chosen, dict):
+                raise err("must be a mapping", f"{f}.reserved.{plugin}", _short(chosen))
     resolved = doc.get("resolved") or []
     if not isinstance(resolved, list) or not all(isinstance(u, str) for u in resolved):
         raise err("must be a list of pod uids", "resolved", _short(resolved))

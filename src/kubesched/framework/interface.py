@@ -318,6 +318,22 @@ class CheckpointedPlugin(Protocol):
     def restore_state(self, saved: dict[str, Any]) -> None: ...
 
 
+@runtime_checkable
+class ReserveCheckpointedPlugin(Protocol):
+    """A plugin whose Reserve chooses for the pod (devices, volumes) what only its binding
+    cycle writes to the API: the choices a pod waiting at Permit holds, as plain data a
+    checkpoint writes (None: none), and the same choices made again when the run resumes
+    (called after Filter on the node, before Reserve, which then reserves exactly them;
+    raising KeyError, TypeError or ValueError on data not as written, and an InputError,
+    its field within ``saved``, on data naming what is not there)."""
+
+    def reserved_choices(self, state: CycleState, pod: Pod, node_name: str
+                         ) -> dict[str, Any] | None: ...
+
+    def choose_as_reserved(self, state: CycleState, pod: Pod, node_name: str,
+                           saved: dict[str, Any]) -> None: ...
+
+
 EXTENSION_POINTS: dict[str, type] = {
     "preEnqueue": PreEnqueuePlugin,
     "queueSort": QueueSortPlugin,

@@ -85,7 +85,7 @@ class ScheduleOne(Algorithm):
             state.delete(PERMIT_WAIT_MESSAGES)
             self.waiting.add(a, r.suggested_host, timeouts, self.clock.now(),
                              lambda wp: self._after_wait(fwk, state, qpi, r, a, cycle, wp),
-                             messages, context=(qpi, cycle))
+                             messages, context=(qpi, cycle, state))
             return True
         self._start_binding_cycle(fwk, state, qpi, r, a, cycle)
         return True
@@ -117,13 +117,15 @@ class ScheduleOne(Algorithm):
         return bool(done)
 
     def park_again(self, qpi: QueuedPodInfo, node: str, cycle: int,
-                   pending: dict[str, tuple[float, float]], messages: dict[str, str]) -> None:
+                   pending: dict[str, tuple[float, float]], messages: dict[str, str],
+                   choose: Callable[[CycleState], None] = lambda state: None) -> None:
         """A pod a checkpoint found waiting at Permit on ``node`` (a resumed run): assumed
         there again and waiting until the same deadlines (``pending``: plugin -> (deadline,
         timeout)). The cycle state its binding cycle reads is made again as the cycle made
-        it (PreFilter, Filter on that node, Reserve); Permit is not run again: its verdict
-        is known, and what it did besides (siblings activated, the plugins' own records)
-        is in the checkpoint."""
+        it (PreFilter, Filter on that node, ``choose``: Reserve's choices as the checkpoint
+        holds them, then Reserve); Permit is not run again: its verdict is known, and what
+        it did besides (siblings activated, the plugins' own records) is in the
+        checkpoint."""
         pod = qpi.pod
         fwk = self.profiles[pod.spec.scheduler_name]
         state = CycleState()
@@ -132,6 +134,7 @@ class ScheduleOne(Algorithm):
         ni = self.snapshot.get(node)
         if st.is_success() and ni is not None:
             fwk.run_filter(state, pod, ni)
+        choose(state)
         assumed = copy.copy(pod)
         assumed.spec = copy.copy(pod.spec)
         assumed.spec.node_name = node
@@ -141,7 +144,7 @@ class ScheduleOne(Algorithm):
         wp = self.waiting.add(
             assumed, node, {}, self.clock.now(),
             lambda wp: self._after_wait(fwk, state, qpi, r, assumed, cycle, wp),
-            messages, context=(qpi, cycle))
+            messages, context=(qpi, cycle, state))
         wp.pending = dict(pending)
 
     def next_waiting_deadline(self) -> float | None:

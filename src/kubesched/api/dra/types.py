@@ -623,6 +623,12 @@ def _allocation(v: Any, path: str) -> AllocationResult | None:
                                        f"{path}.allocationTimestamp"))
 
 
+def parse_allocation_result(v: Any, path: str) -> AllocationResult | None:
+    """A claim's ``status.allocation`` as resource.k8s.io/v1 JSON (``path``: where it is,
+    for the InputError of one not as the API writes it)."""
+    return _allocation(v, path)
+
+
 def parse_device_statuses(v: Any, path: str) -> tuple[AllocatedDeviceStatus, ...]:
     """A claim's ``status.devices``: per allocated device, the driver's conditions."""
     out = []

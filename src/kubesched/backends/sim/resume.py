@@ -13,7 +13,8 @@ What the objects alone do not say, and the uninterrupted run depends on:
   rejected it, its placements record so far);
 - the names ever used (generated names are never reused), the node tree's order when it is
   not the nodes' order, and the end rule's memory of the round in progress;
-- the pods waiting at Permit (node, deadlines, the cycle that parked them) and the queue's
+- the pods waiting at Permit (node, deadlines, the cycle that parked them, the devices and
+  volumes their Reserve chose: ``ReserveCheckpointedPlugin``) and the queue's
   in-flight log: they are parked again, not queued again (``ScheduleOne.park_again``);
 - the records plugins keep between cycles (``CheckpointedPlugin``: Coscheduling,
   GangScheduling), the faults still to act (bindings still to fail, DeviceConditions waiting
@@ -48,8 +49,9 @@ from kubesched.backends.sim.timeline import (
 )
 from kubesched.cache.node_tree import NodeTree
 from kubesched.errors import InputError
+from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent
-from kubesched.framework.interface import CheckpointedPlugin
+from kubesched.framework.interface import CheckpointedPlugin, ReserveCheckpointedPlugin
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import QueuedPodInfo
 from kubesched.framework.waiting import WaitingPod
@@ -255,10 +257,16 @@ def _with_record(sim: SimCluster, entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _waiting_doc(sim: SimCluster, wp: WaitingPod) -> dict[str, Any]:
-    qpi, cycle = wp.context
+    qpi, cycle, cycle_state = wp.context
     entry = {**_qpi_doc("in_flight", qpi), "node": wp.node, "cycle": cycle,
              "pending": {p: [d, t] for p, (d, t) in wp.pending.items()},
              "messages": dict(wp.messages)}
+    fwk = sim.scheduler.profiles[wp.pod.spec.scheduler_name]
+    reserved = {name: got for name, p in fwk.plugins.items()
+                if isinstance(p, ReserveCheckpointedPlugin)
+                and (got := p.reserved_choices(cycle_state, wp.pod, wp.node)) is not None}
+    if reserved:
+        entry["reserved"] = reserved
     if wp.status is not None:  # its outcome came in the step the run stopped after
         entry["outcome"] = {"code": int(wp.status.code), "reasons": list(wp.status.reasons),
                             "plugin": wp.status.plugin}
@@ -483,10 +491,11 @@ def _park_again(sim: SimCluster, state: SimulationState) -> None:
     for qpi, _w in queued.values():
         sched.queue.delete(qpi.pod)  # (added as pending with the state's objects)
     sched.queue.restore_in_flight(log, {u: q.pod for u, (q, _w) in queued.items()})
-    for qpi, w in queued.values():
+    for i, (qpi, w) in enumerate(queued.values()):
         sched.park_again(qpi, w["node"], int(w["cycle"]),
                          {p: (float(d), float(t)) for p, (d, t) in w["pending"].items()},
-                         {str(p): str(m) for p, m in (w.get("messages") or {}).items()})
+                         {str(p): str(m) for p, m in (w.get("messages") or {}).items()},
+                         _chooser(sim, state, qpi.pod, w, f"waiting[{i}].reserved"))
     for uid in state.resolved:
         wp = sched.waiting.get(uid)
         outcome = (queued[uid][1].get("outcome") if uid in queued else None)
@@ -496,6 +505,34 @@ def _park_again(sim: SimCluster, state: SimulationState) -> None:
         wp.pending.clear()
         wp.resolve(Status(Code(int(outcome["code"])), tuple(outcome.get("reasons") or ()),
                           str(outcome.get("plugin") or "")))
+
+
+def _chooser(sim: SimCluster, state: SimulationState, pod: Pod, w: dict[str, Any],
+             fld: str) -> Callable[[CycleState], None]:
+    """What the waiting pod's Reserve chose (its devices, its volumes), made again by the
+    plugins that chose it."""
+    fwk = sim.scheduler.profiles[pod.spec.scheduler_name]
+    chosen: list[tuple[str, ReserveCheckpointedPlugin, dict[str, Any]]] = []
+    for name, saved in (w.get("reserved") or {}).items():
+        plugin = fwk.plugins.get(name)
+        if not isinstance(plugin, ReserveCheckpointedPlugin):
+            raise state.error("names no plugin of the profile whose Reserve chooses",
+                              f"{fld}.{name}", _short(saved))
+        chosen.append((f"{fld}.{name}", plugin, saved))
+
+    def choose(cycle_state: CycleState) -> None:
+        node = str(w["node"])
+        for f, plugin, saved in chosen:
+            try:
+                plugin.choose_as_reserved(cycle_state, pod, node, saved)
+            except InputError as e:
+                raise state.error(e.message, f"{f}.{e.field}" if e.field else f,
+                                  e.value) from None
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                raise state.error(f"not as --state-out writes it ({e})", f,
+                                  _short(saved)) from None
+
+    return choose
 
 
 def _restore_records(sim: SimCluster, state: SimulationState) -> None:

@@ -46,7 +46,9 @@ from kubesched.api.dra.types import (
     DeviceRequestAllocationResult,
     ResourceClaim,
     claim_is_for_pod,
+    parse_allocation_result,
 )
+from kubesched.api.encode import encode_claim_status
 from kubesched.api.selectors import node_matches_terms
 from kubesched.api.types import (
     ContainerExtendedResourceRequest,
@@ -57,6 +59,7 @@ from kubesched.api.types import (
 from kubesched.clock import VirtualClock
 from kubesched.config.args import parse_duration
 from kubesched.config.plugin_args import DynamicResourcesArgs, typed_args
+from kubesched.errors import InputError
 from kubesched.framework.backend import Backend
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -79,6 +82,7 @@ from kubesched.framework.interface import (
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
+    ReserveCheckpointedPlugin,
     ReservePlugin,
     ScorePlugin,
 )
@@ -227,7 +231,7 @@ _NO_CLAIMS = _State()
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
                        PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin,
-                       EnqueueExtensions):
+                       EnqueueExtensions, ReserveCheckpointedPlugin):
     name = NAME
 
     args: DynamicResourcesArgs
@@ -778,6 +782,63 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 # upstream logs a failure: the next attempt unreserves again
                 with contextlib.suppress(Exception):
                     s.claims[i] = self._update_status(with_status(stored, reserved_for=kept))
+
+    # ------------------------------------------------------------------ checkpoint
+
+    def reserved_choices(self, state: CycleState, pod: Pod, node_name: str
+                         ) -> dict[str, Any] | None:
+        """The devices Reserve allocated to the claims of a pod waiting at Permit (in
+        memory until PreBind writes them): per claim, its allocation as the API holds it."""
+        s = self._state(state)
+        if s is None or not s.claims:
+            return None
+        claims = [{"claim": claim.name,
+                   "allocation": encode_claim_status(with_status(claim, allocation=a))[
+                       "allocation"]}
+                  for claim, a in zip(s.claims, s.allocations, strict=True)
+                  if a is not None and claim.allocation is None]
+        return {"claims": claims} if claims else None
+
+    def choose_as_reserved(self, state: CycleState, pod: Pod, node_name: str,
+                           saved: dict[str, Any]) -> None:
+        """Filter's allocation for ``node_name`` made the one ``reserved_choices`` wrote, so
+        that Reserve allocates exactly those devices again."""
+        s = self._state(state)
+        to_allocate = {} if s is None else {s.claims[i].name: i for i in s.to_allocate()}
+        if s is None or not to_allocate:
+            raise InputError("the pod has no claim to allocate", field="claims")
+        known = {(sl.driver, sl.pool, d.name) for sl in dra_index(self._objects()).slices
+                 for d in sl.devices}
+        results: dict[int, AllocationResult] = {}
+        for k, entry in enumerate(saved["claims"]):
+            fld = f"claims[{k}]"
+            name = entry["claim"]
+            i = to_allocate.get(name)
+            if i is None or i in results:
+                raise InputError("names no claim of the pod's that Reserve allocates (or one "
+                                 "listed twice)", field=f"{fld}.claim", value=name)
+            result = parse_allocation_result(entry["allocation"], f"{fld}.allocation")
+            if result is None:
+                raise InputError("must be the claim's allocation", field=f"{fld}.allocation")
+            for j, r in enumerate(result.results):
+                if (r.driver, r.pool, r.device) not in known:
+                    raise InputError("names no device of the ResourceSlices",
+                                     field=f"{fld}.allocation.devices.results[{j}]",
+                                     value=f"{r.driver}/{r.pool}/{r.device}")
+            results[i] = result
+        missing = sorted(n for n, i in to_allocate.items()
+                         if i not in results and i != s.extended)
+        if missing:
+            raise InputError("must hold the allocation of every claim Reserve allocates",
+                             field="claims", value=missing[0])
+        found = s.node_allocations.get(node_name)
+        if s.extended is not None and s.extended in results and (
+                found is None or found.extended_claim is None):
+            raise InputError(f"node {node_name} does not size the pod's claim for extended "
+                             "resources", field="claims", value=s.claims[s.extended].name)
+        s.node_allocations[node_name] = _NodeAllocation(
+            results, found.extended_claim if found is not None else None,
+            found.mappings if found is not None else ())
 
     # ------------------------------------------------------------------ PreBind
 

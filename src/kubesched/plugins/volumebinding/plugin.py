@@ -32,6 +32,7 @@ from kubesched.api.storage import (
 )
 from kubesched.api.types import Node, Pod
 from kubesched.config.plugin_args import VolumeBindingArgs, build_args, typed_args
+from kubesched.errors import InputError
 from kubesched.framework import signers
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import (
@@ -51,6 +52,7 @@ from kubesched.framework.interface import (
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
+    ReserveCheckpointedPlugin,
     ReservePlugin,
     ScorePlugin,
 )
@@ -58,6 +60,8 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.status import Code, Status, error, skip, unresolvable
 from kubesched.plugins.volumebinding.binder import (
+    BindingInfo,
+    DynamicProvision,
     NeedsPerNode,
     PodVolumeClaims,
     PodVolumes,
@@ -102,7 +106,7 @@ class _State:
 
 
 class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
-                    PreScorePlugin, ScorePlugin, EnqueueExtensions):
+                    PreScorePlugin, ScorePlugin, EnqueueExtensions, ReserveCheckpointedPlugin):
     name = NAME
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
@@ -443,6 +447,71 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         if pod_volumes is None:
             return
         self.binder.revert_assumed_pod_volumes(pod_volumes)
+
+    # ------------------------------------------------------------------ checkpoint
+
+    def reserved_choices(self, state: CycleState, pod: Pod, node_name: str
+                         ) -> dict[str, Any] | None:
+        """The volumes Reserve assumed for a pod waiting at Permit (in memory until PreBind
+        writes them): each claim's volume, the claims to provision (with the
+        CSIStorageCapacity that let them)."""
+        s = self._state(state)
+        pv = None if s is None or s.all_bound else s.pod_volumes_by_node.get(node_name)
+        if pv is None:
+            return None
+        return {"bindings": [{"claim": b.pvc.name, "volume": b.pv.name}
+                             for b in pv.static_bindings or ()],
+                "provisions": [{"claim": p.pvc.name,
+                                "capacity": None if p.node_capacity is None
+                                else p.node_capacity.key}
+                               for p in pv.dynamic_provisions or ()]}
+
+    def choose_as_reserved(self, state: CycleState, pod: Pod, node_name: str,
+                           saved: dict[str, Any]) -> None:
+        """The volumes for ``node_name`` made the ones ``reserved_choices`` wrote, so that
+        Reserve assumes exactly those again."""
+        s = self._state(state)
+        if s is None or s.claims is None:
+            raise InputError("the pod has no claim to bind", field="bindings")
+        delayed = {c.name: c for c in s.claims.unbound_claims_delay_binding}
+        index = self.binder.index()
+        chosen: set[str] = set()
+
+        def claim(fld: str, name: object) -> PersistentVolumeClaim:
+            pvc = delayed.get(name) if isinstance(name, str) else None
+            if pvc is None or pvc.name in chosen:
+                raise InputError("names no claim of the pod's waiting for its first consumer "
+                                 "(or one listed twice)", field=fld, value=name)
+            chosen.add(pvc.name)
+            return pvc
+
+        bindings = []
+        for k, b in enumerate(saved["bindings"]):
+            pvc = claim(f"bindings[{k}].claim", b["claim"])
+            volume = self.binder.pv_cache.get(str(b["volume"]))
+            if volume is None:
+                raise InputError("names no PersistentVolume", field=f"bindings[{k}].volume",
+                                 value=b["volume"])
+            ref = volume.spec.claim_ref
+            if ref is not None and (ref.namespace, ref.name) != (pvc.namespace, pvc.name):
+                raise InputError("names a PersistentVolume bound to another claim",
+                                 field=f"bindings[{k}].volume", value=b["volume"])
+            bindings.append(BindingInfo(pvc, volume))
+        provisions = []
+        for k, p in enumerate(saved["provisions"]):
+            pvc = claim(f"provisions[{k}].claim", p["claim"])
+            capacity = None
+            if p["capacity"] is not None:
+                capacity = index.capacities.get(str(p["capacity"]))
+                if capacity is None:
+                    raise InputError("names no CSIStorageCapacity",
+                                     field=f"provisions[{k}].capacity", value=p["capacity"])
+            provisions.append(DynamicProvision(pvc, capacity))
+        missing = sorted(set(delayed) - chosen)
+        if missing:
+            raise InputError("must choose for every claim of the pod waiting for its first "
+                             "consumer", field="bindings", value=missing[0])
+        s.pod_volumes_by_node[node_name] = PodVolumes(bindings, provisions)
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = self._state(state)
