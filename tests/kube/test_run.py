@@ -376,6 +376,9 @@ def test_preemption_deletes_victims(double: ApiServerDouble, kubeconfig: str,
     ev = wait_until(lambda: double.events("Preempted"), what="Preempted event")
     assert ev[0]["regarding"]["name"] == "low"
     wait_until(lambda: double.bound_pods().get("default/high") == "n0", what="preemptor bound")
+    # one event per victim, as upstream's PrepareCandidate records it
+    (only,) = double.events("Preempted")
+    assert only["note"].startswith("Preempted by pod ") and only["action"] == "Preempting"
     # the nomination was written before the binding (which waits for the pod's queued
     # writes): asserted at once, and no late PodScheduled=False undoes the binding's True
     patches = [p for k, p in double.stats.status_patches if k == "default/high"]

@@ -16,8 +16,8 @@
   condition, ``nominatedNodeName``), only when something changes, as upstream's updatePod.
 * ``record_event`` — events.k8s.io/v1 Events (``Scheduled``, ``FailedScheduling``,
   ``Preempted``); repeats of the same event become a series, as client-go's recorder does.
-* ``delete_pod`` — preemption victims: a ``DisruptionTarget`` condition, a ``Preempted``
-  event, then the delete (UID precondition).
+* ``delete_pod`` — preemption victims: a ``DisruptionTarget`` condition, then the delete
+  (UID precondition); the victim's ``Preempted`` event is the evaluator's ``record_event``.
 
 Status patches, events and deletes are queued to writer threads (ordered per pod,
 retried on transient errors) so the scheduling cycle never waits on the network; a binding
@@ -436,9 +436,9 @@ class KubeBackend:
             log.info("dry-run: would preempt pod %s: %s", pod.key, reason,
                      extra={"kv": {"pod": pod.key, "dryRun": True}})
             return
+        # (the victim's Preempted event is the evaluator's, recorded after this: upstream
+        # sends one per victim)
         controller = pod.spec.scheduler_name
-        note = reason[:1].upper() + reason[1:] if reason else "Preempted"
-        self.events.emit(pod_ref(pod), controller, "Normal", "Preempted", note)
         cond = {"type": "DisruptionTarget", "status": "True",
                 "reason": "PreemptionByScheduler",
                 "message": f"{controller}: preempting to accommodate a higher priority pod",
