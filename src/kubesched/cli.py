@@ -981,9 +981,29 @@ main.add_command(run_command)
 main.add_command(snapshot_command)
 
 # `kubesched sweep` and `kubesched trace` (GPU traces, research grids): research/commands.py
-from kubesched.research.commands import sweep_command, trace_command  # noqa: E402
+from kubesched.research.commands import (  # noqa: E402
+    sweep_command,
+    trace_command,
+    use_autoscaler,
+)
+
+
+def _check_autoscaler_options(values: dict[str, Any]) -> object:
+    from kubesched.autoscaler.sweeping import check_options
+
+    return check_options(values)
+
+
+def _attach_autoscaler_for_run(sim: Any, values: dict[str, Any], seed: int) -> Any:
+    # module-level, so that it reaches the sweep's worker processes by name; the autoscaler
+    # is imported only when a run needs it (this module loads nothing heavy)
+    from kubesched.autoscaler.sweeping import attach_for_run
+
+    return attach_for_run(sim, values, seed)
+
 
 main.add_command(sweep_command)
+use_autoscaler(_check_autoscaler_options, _attach_autoscaler_for_run)
 main.add_command(trace_command)
 
 

@@ -338,3 +338,48 @@ def test_the_report_shows_nodes_per_group_and_cost(tmp_path: Path) -> None:
     # small: 2 nodes at the start, 1 at the end, 1/3 node-hour at 2.0 (the scale-down test)
     assert ("<tr><td>small</td><td>0</td><td>3</td><td>2</td><td>2</td><td>1</td><td>0</td>"
             "<td>1</td><td>0.33</td><td>2</td><td>0.67</td></tr>") in text
+
+
+def test_sweep_takes_autoscalers_as_an_axis(tmp_path: Path) -> None:
+    # compare's story as a sweep: small-0 empty from 1270 goes after 5 min at 1570 (0.65)
+    # or after the default 10 min at 1870 (0.775); a scenario without NodeGroups has none
+    import csv
+
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump_all([
+        node("base", "2"), group("small", "4", 3, price=1.5, provisioningDelaySeconds=60),
+        replica_set("web", 6, "1", duration=1200)]))
+    (tmp_path / "plain.yaml").write_text(yaml.safe_dump_all([node("base", "2")]))
+    (tmp_path / "sweep.yaml").write_text(
+        "kind: Sweep\nscenarios: [s.yaml, plain.yaml]\nseeds: 1\nautoscalers:\n"
+        "- {name: quick, scale-down-unneeded-time: 5m}\n- {name: default}\n")
+    out = CliRunner().invoke(main, ["sweep", str(tmp_path / "sweep.yaml"), "--jobs", "2",
+                                    "--results", str(tmp_path / "r.csv")])
+    assert out.exit_code == 0, out.output
+    rows = {(r["scenario"], r["autoscaler"]): r for r in
+            csv.DictReader((tmp_path / "r.csv").open())}
+    assert sorted(rows) == [("plain", "default"), ("plain", "quick"), ("s", "default"),
+                            ("s", "quick")]
+    assert float(rows["s", "quick"]["cost"]) == pytest.approx(0.65)
+    assert float(rows["s", "default"]["cost"]) == pytest.approx(0.775)
+    assert float(rows["s", "default"]["node_hours"]) == pytest.approx(1860 / 3600)
+    assert rows["s", "default"]["pending"] == "0"
+    assert rows["plain", "quick"]["node_hours"] == rows["plain", "quick"]["cost"] == ""
+    assert "cost 0.65" in out.stderr and "cost 0.78" in out.stderr  # the runs' lines
+
+
+@pytest.mark.parametrize(("entry", "fld"), [
+    ("{name: x, expander: cheapest}", "autoscalers[0].expander"),
+    ("{name: x, scan-interval: soon}", "autoscalers[0].scan-interval"),
+    ("{name: x, max-nodes: 3}", "autoscalers[0].max-nodes"),
+    ("{expander: price}", "autoscalers[0].name"),
+])
+def test_a_sweeps_bad_autoscaler_is_refused_naming_the_field(tmp_path: Path, entry: str,
+                                                             fld: str) -> None:
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump_all([node("base", "2")]))
+    (tmp_path / "sweep.yaml").write_text(
+        f"kind: Sweep\nscenarios: [s.yaml]\nautoscalers:\n- {entry}\n")
+    out = CliRunner().invoke(main, ["sweep", str(tmp_path / "sweep.yaml"),
+                                    "--results", str(tmp_path / "r.csv")])
+    assert out.exit_code == 2, out.output
+    assert out.stderr.startswith(f"error: {tmp_path / 'sweep.yaml'}: field {fld}: ")
+    assert not (tmp_path / "r.csv").exists()

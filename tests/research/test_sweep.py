@@ -82,7 +82,7 @@ def test_rows_follow_the_contract(tmp_path: Path) -> None:
     # DESIGN.md: scenario, policy, seed, kubernetes_version, then the metrics
     assert header[:4] == ["scenario", "policy", "seed", "kubernetes_version"]
     assert {"unallocated_gpu_pct", "pods", "scheduled", "wall_seconds"} <= set(header)
-    assert header[-3:] == ["feature_gates", "ratio", "tiebreak"]
+    assert header[-4:] == ["feature_gates", "ratio", "tiebreak", "autoscaler"]
     assert sorted((r["policy"], r["seed"]) for r in rows) == sorted(
         (p, s) for p in ("FGD", "BestFit", "Random") for s in ("42", "43"))
     for r in rows:
@@ -113,7 +113,7 @@ def test_a_rerun_skips_the_rows_already_written(tmp_path: Path) -> None:
     header, first = read_csv(out)
     assert len(first) == 3
     # a row already there is never recomputed: a value changed by hand stays
-    tail = ",,1.3,simulator\n"  # feature_gates, ratio, tiebreak
+    tail = ",,1.3,simulator,\n"  # feature_gates, ratio, tiebreak, autoscaler
     marked = out.read_text().replace(first[0]["wall_seconds"] + tail, "999.5" + tail, 1)
     # and a run whose line was cut short by a kill is run again
     cut = marked + "tiny,Random,43,1.3"
@@ -280,18 +280,19 @@ def test_a_results_file_of_something_else_is_refused(tmp_path: Path) -> None:
            "feature_gates\n")
     (tmp_path / "out.csv").write_text(old)
     res = sweep(tmp_path)
-    assert res.exit_code == 2 and "before the ratio and tiebreak columns" in res.stderr
+    assert res.exit_code == 2 and "before the ratio, tiebreak, autoscaler" in res.stderr
 
 
 def test_keys_name_every_dimension(tmp_path: Path) -> None:
     run = Run("t", "FGD", 7, "1.36", (("B", False), ("A", True)))
-    assert run.key == ("t", "FGD", "7", "1.36", "A=true,B=false", "", "uniform")
+    assert run.key == ("t", "FGD", "7", "1.36", "A=true,B=false", "", "uniform", "")
     row = {"scenario": "t", "policy": "FGD", "seed": 7, "kubernetes_version": "1.36",
-           "feature_gates": "A=true,B=false", "ratio": None, "tiebreak": "uniform"}
+           "feature_gates": "A=true,B=false", "ratio": None, "tiebreak": "uniform",
+           "autoscaler": ""}
     assert row_key(row) == run.key
     traced = Run("t", "FGD", 7, "1.36", trace=OpenbSpec(tmp_path, ratio=1.0),
                  tiebreak="simulator")
-    assert traced.key[-2:] == ("1.0", "simulator")
+    assert traced.key[-3:] == ("1.0", "simulator", "")
     assert row_key({**row, "feature_gates": "", "ratio": 1.0, "tiebreak": "simulator"}
                    ) == traced.key
 

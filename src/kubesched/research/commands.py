@@ -18,11 +18,22 @@ from kubesched.errors import InputError, check_output_path, require_extra
 if TYPE_CHECKING:
     from kubesched.config.features import FeatureGates
     from kubesched.research.plots import Curves
-    from kubesched.research.sweep import Outcome, Results, Run, Summary
+    from kubesched.research.sweep import AttachAutoscaler, Outcome, Results, Run, Summary
+    from kubesched.research.sweepfile import CheckAutoscaler
 
 # Where these machines keep the traces (DESIGN.md): beside the checkout, never in it.
 DEFAULT_DATA = Path("..") / "shared" / "data" / "alibaba-gpu-v2023"
 OPENB_NODES = "openb_node_list_gpu_node.csv"  # prepare_input.sh puts it beside each trace
+
+
+# cluster-autoscaler for the scenarios' runs, given by the layer that holds it (cli):
+# research sits below the autoscaler and cannot import it
+_AUTOSCALER: tuple[CheckAutoscaler, AttachAutoscaler] | None = None
+
+
+def use_autoscaler(check: CheckAutoscaler, attach: AttachAutoscaler) -> None:
+    global _AUTOSCALER
+    _AUTOSCALER = (check, attach)
 
 
 def _given(name: str) -> bool:
@@ -87,7 +98,8 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
         require_extra("research", "--plot", "matplotlib")
     if ray_address:
         require_extra("ray", "--ray", "ray")
-    sweep = load_sweep(sweep_file, Path(data_dir) if data_dir else DEFAULT_DATA)
+    check, attach = _AUTOSCALER or (None, None)
+    sweep = load_sweep(sweep_file, Path(data_dir) if data_dir else DEFAULT_DATA, check)
     if seeds is not None:
         sweep.with_seed_count(seeds)
     params = click.get_current_context().params
@@ -97,7 +109,7 @@ def sweep_command(sweep_file: str, results_path: str, seeds: int | None,
         releases = [resolve_features(v, gates) for v in sweep.versions]
     else:  # the flag (or its default, when the file names no release) decides
         releases = [features]
-    runs = grid(sweep, releases)
+    runs = grid(sweep, releases, attach)
     results = Results(results_path)
     todo = [r for r in runs if r.key not in results.done]
     for w in check_inputs(sweep, releases):
@@ -143,8 +155,9 @@ def _curves(runs: list[Run], results: Results) -> Curves:
 def _label(run: Run) -> str:
     gates = f" {run.feature_gates}" if run.gates else ""
     level = f" at {run.ratio:g}, {run.tiebreak} tie-break" if run.ratio is not None else ""
-    return (f"{run.scenario}{level} {run.policy} seed {run.seed} v{run.kubernetes_version}"
-            f"{gates}")
+    ca = f" autoscaler {run.autoscaler}" if run.autoscaler else ""
+    return (f"{run.scenario}{level} {run.policy}{ca} seed {run.seed} "
+            f"v{run.kubernetes_version}{gates}")
 
 
 def _line(n: int, total: int, outcome: Outcome) -> str:
@@ -154,6 +167,8 @@ def _line(n: int, total: int, outcome: Outcome) -> str:
     what = (f"unallocated GPU {row['unallocated_gpu_pct']:.2f} %"
             if row["unallocated_gpu_pct"] is not None
             else f"{row['scheduled']} scheduled, {row['pending']} pending")
+    if row.get("node_hours") is not None:
+        what += f", {row['node_hours']:.2f} node-hours, cost {row['cost']:.2f}"
     return f"[{n}/{total}] {_label(outcome.run)}: {what} ({row['wall_seconds']:.1f} s)"
 
 
@@ -203,21 +218,27 @@ def _print_summary(summary: list[Summary]) -> None:
 
     several = len({(s.kubernetes_version, s.feature_gates) for s in summary}) > 1
     levels = len({(s.ratio, s.tiebreak) for s in summary if s.ratio is not None}) > 1
+    autoscaled = any(s.node_hours is not None or s.autoscaler for s in summary)
     paper = any(s.paper is not None for s in summary)
     t = Table(title="Mean over seeds (± sample s.d.)")
     for col in (["scenario"] + (["arrived", "tie-break"] if levels else []) + ["policy"]
-                + (["release"] if several else [])
-                + ["metric", "seeds", "mean", "± s.d."] + (["paper"] if paper else [])):
+                + (["autoscaler"] if autoscaled else []) + (["release"] if several else [])
+                + ["metric", "seeds", "mean", "± s.d."] + (["paper"] if paper else [])
+                + (["node-hours", "cost"] if autoscaled else [])):
         t.add_column(col, justify="right" if col in ("arrived", "seeds", "mean", "± s.d.",
-                                                     "paper") else "left")
+                                                     "paper", "node-hours", "cost")
+                     else "left")
     for s in summary:
         rel = [Text(f"{s.kubernetes_version} {s.feature_gates}".strip())] if several else []
         at = ([f"{s.ratio:.0%}" if s.ratio is not None else "", s.tiebreak] if levels
               else [])
         # the authors' means have 3 decimals: quoting 2 would round some at a half cent
         ref = ["" if s.paper is None else f"{s.paper:g}"] if paper else []
-        t.add_row(Text(s.scenario), *at, Text(s.policy), *rel, s.metric, str(s.runs),
-                  f"{s.mean:.2f}", f"{s.stdev:.2f}", *ref)
+        ca = [Text(s.autoscaler or "default")] if autoscaled else []
+        money = ([f"{s.node_hours:.2f}" if s.node_hours is not None else "",
+                  f"{s.cost:.2f}" if s.cost is not None else ""] if autoscaled else [])
+        t.add_row(Text(s.scenario), *at, Text(s.policy), *ca, *rel, s.metric, str(s.runs),
+                  f"{s.mean:.2f}", f"{s.stdev:.2f}", *ref, *money)
     Console().print(t)
 
 

@@ -17,7 +17,7 @@ import os
 import signal
 import statistics
 import traceback
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,23 +25,33 @@ from typing import TYPE_CHECKING, Any
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, require_extra
 from kubesched.research.openb import OpenbSpec, read_nodes, read_pods
-from kubesched.research.sweepfile import SCENARIO_TIEBREAK, Config, Sweep
+from kubesched.research.sweepfile import SCENARIO_TIEBREAK, Autoscaler, Config, Sweep
 
 if TYPE_CHECKING:
     from kubesched.api.scenario import Scenario
+    from kubesched.backends.sim.cluster import SimCluster
     from kubesched.config import SchedulerConfiguration
 
 # DESIGN.md's contract: scenario, policy, seed, kubernetes_version, then the metrics. The
-# gate overrides, the arrival level (traces) and the tie-break are part of a run's key too,
-# but go last so that readers of the contract's column order are not disturbed.
+# gate overrides, the arrival level (traces), the tie-break and the autoscaler's options
+# (scenarios) are part of a run's key too, but go last so that readers of the contract's
+# column order are not disturbed.
 KEY_COLUMNS = ("scenario", "policy", "seed", "kubernetes_version", "feature_gates", "ratio",
-               "tiebreak")
+               "tiebreak", "autoscaler")
 METRIC_COLUMNS = ("pods", "scheduled", "pending", "unallocated_gpu_pct",
-                  "gpu_milli_allocated", "gpu_milli_total", "wall_seconds")
+                  "gpu_milli_allocated", "gpu_milli_total", "node_hours", "cost",
+                  "wall_seconds")
 COLUMNS = KEY_COLUMNS[:4] + METRIC_COLUMNS + KEY_COLUMNS[4:]
 INT_COLUMNS = frozenset({"seed", "pods", "scheduled", "pending", "gpu_milli_allocated",
                          "gpu_milli_total"})
-FLOAT_COLUMNS = frozenset({"unallocated_gpu_pct", "wall_seconds", "ratio"})
+FLOAT_COLUMNS = frozenset({"unallocated_gpu_pct", "wall_seconds", "ratio", "node_hours",
+                           "cost"})
+# A run's autoscaler, wired in by the layer that holds it: given the run's cluster, the
+# options (flag → value) and the seed, it attaches cluster-autoscaler when the scenario has
+# NodeGroups and returns what gives (node-hours, cost) at the run's end; None otherwise.
+# A module-level function, so that it travels to worker processes by name.
+AttachAutoscaler = Callable[["SimCluster", dict[str, Any], int],
+                            Callable[[float], tuple[float, float]] | None]
 
 Row = dict[str, Any]
 Key = tuple[str, ...]
@@ -62,6 +72,9 @@ class Run:
     config: Config | None = None
     plugins: tuple[str, ...] = ()
     tiebreak: str = SCENARIO_TIEBREAK
+    autoscaler: str = ""  # the options' name; "": cluster-autoscaler's defaults
+    autoscaler_options: tuple[tuple[str, Any], ...] = ()
+    attach: AttachAutoscaler | None = None
 
     @property
     def feature_gates(self) -> str:
@@ -75,7 +88,7 @@ class Run:
     @property
     def key(self) -> Key:
         return (self.scenario, self.policy, str(self.seed), self.kubernetes_version,
-                self.feature_gates, _cell(self.ratio), self.tiebreak)
+                self.feature_gates, _cell(self.ratio), self.tiebreak, self.autoscaler)
 
 
 def gates_text(gates: Iterable[tuple[str, bool]]) -> str:
@@ -88,9 +101,12 @@ def row_key(row: Row) -> Key:
     return tuple(_cell(row.get(c)) for c in KEY_COLUMNS)
 
 
-def grid(sweep: Sweep, features: list[FeatureGates]) -> list[Run]:
+def grid(sweep: Sweep, features: list[FeatureGates],
+         attach: AttachAutoscaler | None = None) -> list[Run]:
     """Seeds outermost, so that a sweep stopped early has every trace and policy for its
-    first seeds rather than every seed of its first traces."""
+    first seeds rather than every seed of its first traces. ``attach``: how a scenario's
+    run gets its autoscaler (none: NodeGroups are not acted on)."""
+    autoscalers = sweep.autoscalers or [Autoscaler("")]
     runs: list[Run] = []
     for seed in sweep.seeds:
         for gates in features:
@@ -101,7 +117,9 @@ def grid(sweep: Sweep, features: list[FeatureGates]) -> list[Run]:
                          for tb in sweep.tiebreaks for p in sweep.policies]
             for s in sweep.scenarios:
                 runs += [Run(s.name, c.name, seed, v, g, files=s.files, config=c,
-                             plugins=tuple(sweep.plugins)) for c in sweep.configs]
+                             plugins=tuple(sweep.plugins), autoscaler=a.name,
+                             autoscaler_options=a.options, attach=attach)
+                         for c in sweep.configs for a in autoscalers]
     return runs
 
 
@@ -159,7 +177,7 @@ def run_one(run: Run) -> tuple[Row, dict[int, float] | None]:
     features = FeatureGates(run.kubernetes_version, run.gates)
     row: Row = dict(zip(KEY_COLUMNS, (run.scenario, run.policy, run.seed,
                                       run.kubernetes_version, run.feature_gates, run.ratio,
-                                      run.tiebreak), strict=True))
+                                      run.tiebreak, run.autoscaler), strict=True))
     levels = None
     if run.trace is not None:
         from kubesched.research.run import replay
@@ -178,9 +196,15 @@ def run_one(run: Run) -> tuple[Row, dict[int, float] | None]:
 
         sc = load_scenario(list(run.files), release=run.kubernetes_version)
         config = configuration(run.config, sc, features, out_of_tree_plugins(run.plugins))
-        result = SimCluster(sc, config, seed=run.seed).run()
+        sim = SimCluster(sc, config, seed=run.seed)
+        figures = (run.attach(sim, dict(run.autoscaler_options), run.seed)
+                   if run.attach is not None else None)
+        result = sim.run()
         row.update(pods=len(result.records), scheduled=result.scheduled,
                    pending=len(result.pending), wall_seconds=result.wall_seconds)
+        if figures is not None:
+            hours, cost = figures(result.virtual_seconds)
+            row.update(node_hours=round(hours, 6), cost=round(cost, 6))
     row["wall_seconds"] = round(row["wall_seconds"], 3)
     return {c: row.get(c) for c in COLUMNS}, levels
 
@@ -374,10 +398,12 @@ class Results:
         if header is None:
             return []
         if tuple(header) != COLUMNS:
-            older = tuple(header) == tuple(c for c in COLUMNS if c not in ("ratio", "tiebreak"))
-            hint = ("; written before the ratio and tiebreak columns: add them (the traces' "
-                    "arrival level, and simulator) or start a new results file"
-                    if older else "")
+            older = {tuple(c for c in COLUMNS if c not in gone) for gone in (
+                ("ratio", "tiebreak", "autoscaler", "node_hours", "cost"),
+                ("autoscaler", "node_hours", "cost"))}
+            hint = ("; written by an earlier kubesched, before the ratio, tiebreak, autoscaler, "
+                    "node_hours and cost columns: add them or start a new results file"
+                    if tuple(header) in older else "")
             raise InputError(f"not a results file of kubesched sweep (its header is "
                              f"{','.join(header)}; expected {','.join(COLUMNS)}){hint}",
                              file=f"{self.path}:1")
@@ -466,34 +492,43 @@ class Summary:
     mean: float
     stdev: float  # sample standard deviation over seeds (0 for one seed)
     paper: float | None
+    autoscaler: str = ""
+    node_hours: float | None = None  # means over seeds, where an autoscaler ran
+    cost: float | None = None
 
 
 def summarize(rows: list[Row], sweep: Sweep) -> list[Summary]:
     """Mean and spread over seeds per (scenario, policy, release, gates, arrival level,
-    tie-break), in the sweep's order: unallocated GPU % for traces, pending pods for
+    tie-break, autoscaler), in the sweep's order: unallocated GPU % for traces, pending pods for
     scenarios."""
-    groups: dict[tuple[str, str, str, str, float | None, str], list[Row]] = {}
+    groups: dict[tuple[str, str, str, str, float | None, str, str], list[Row]] = {}
     for r in rows:
         groups.setdefault((r["scenario"], r["policy"], r["kubernetes_version"],
-                           r["feature_gates"] or "", r["ratio"], r["tiebreak"]), []).append(r)
+                           r["feature_gates"] or "", r["ratio"], r["tiebreak"],
+                           r.get("autoscaler") or ""), []).append(r)
+    autoscalers = {a.name: i for i, a in enumerate(sweep.autoscalers)}
     tiebreaks = {t: i for i, t in enumerate(sweep.tiebreaks)}
     order = {name: i for i, name in enumerate(
         [t.name for t in sweep.traces] + [s.name for s in sweep.scenarios])}
     policy_order = {name: i for i, name in enumerate(
         sweep.policies + [c.name for c in sweep.configs])}
     out = []
-    for (scen, pol, ver, gates, ratio, tb), rs in sorted(
+    for (scen, pol, ver, gates, ratio, tb, ca), rs in sorted(
             groups.items(), key=lambda kv: (
                 order.get(kv[0][0], math.inf), kv[0][2], kv[0][3],
                 -math.inf if kv[0][4] is None else kv[0][4], tiebreaks.get(kv[0][5], math.inf),
-                policy_order.get(kv[0][1], math.inf))):
+                autoscalers.get(kv[0][6], -1), policy_order.get(kv[0][1], math.inf))):
         gpu = [r["unallocated_gpu_pct"] for r in rs if r["unallocated_gpu_pct"] is not None]
         metric, values = (("unallocated_gpu_pct", gpu) if gpu
                           else ("pending", [float(r["pending"]) for r in rs]))
         sd = statistics.stdev(values) if len(values) > 1 else 0.0
         paper = (sweep.paper_value(scen, ratio, pol) if metric == "unallocated_gpu_pct"
                  else None)
+        hours = [r["node_hours"] for r in rs if r.get("node_hours") is not None]
+        costs = [r["cost"] for r in rs if r.get("cost") is not None]
         out.append(Summary(scen, pol, ver, gates, ratio, tb, metric, len(values),
-                           statistics.fmean(values), sd, paper))
+                           statistics.fmean(values), sd, paper, ca,
+                           statistics.fmean(hours) if hours else None,
+                           statistics.fmean(costs) if costs else None))
     return out
 

@@ -13,6 +13,7 @@ a bad field is an ``InputError`` naming the sweep file and the field path.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,8 @@ from kubesched.research.tracefmt import ORDERS
 
 KIND = "Sweep"
 KEYS = ("kind", "name", "traces", "policies", "nodes", "ratio", "order", "tiebreak",
-        "scenarios", "configs", "plugins", "seeds", "kubernetesVersion", "kubernetesVersions",
-        "paper")
+        "scenarios", "configs", "autoscalers", "plugins", "seeds", "kubernetesVersion",
+        "kubernetesVersions", "paper")
 TRACE_KEYS = ("name", "pods", "nodes", "ratio", "order")
 DEFAULT_NODES = "gpu_node"  # prepare_input.sh copies only this node list beside each trace
 DEFAULT_RATIO = 1.3  # the paper's experiments: requests reach 130 % of GPU capacity
@@ -71,6 +72,20 @@ class Config:
     source: str = ""  # where ``doc`` was written, for messages
 
 
+@dataclass(frozen=True)
+class Autoscaler:
+    """cluster-autoscaler's options for the scenarios with NodeGroups (flag names, as
+    ``simulate`` takes them); ``name`` is the results' ``autoscaler`` column."""
+
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+# Checks one autoscaler's options (flag → value), raising InputError naming the flag as its
+# field; the layer that holds the autoscaler gives it (research cannot import it).
+CheckAutoscaler = Callable[[dict[str, Any]], object]
+
+
 @dataclass
 class Sweep:
     path: str
@@ -79,6 +94,8 @@ class Sweep:
     policies: list[str] = field(default_factory=list)
     scenarios: list[ScenarioFiles] = field(default_factory=list)
     configs: list[Config] = field(default_factory=list)
+    # none named: cluster-autoscaler's defaults where a scenario has NodeGroups
+    autoscalers: list[Autoscaler] = field(default_factory=list)
     plugins: list[str] = field(default_factory=list)
     seeds: list[int] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)  # none named: the command's release
@@ -165,10 +182,11 @@ class _Fields:
             seen.add(n)
 
 
-def load_sweep(path: str, data: Path) -> Sweep:
+def load_sweep(path: str, data: Path, check_autoscaler: CheckAutoscaler | None = None
+               ) -> Sweep:
     """The sweep file at ``path``, trace files looked up under ``data``, scenario and config
     files relative to the sweep file. Checks the fields and that every file named exists
-    (``check_inputs`` then reads them)."""
+    (``check_inputs`` then reads them); ``check_autoscaler`` checks ``autoscalers``."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -232,6 +250,13 @@ def load_sweep(path: str, data: Path) -> Sweep:
         sweep.configs = [_config(f, item, f"configs[{i}]", base)
                          for i, item in enumerate(f.items(doc["configs"], "configs"))]
         f.unique([c.name for c in sweep.configs], "configs")
+    if "autoscalers" in doc:
+        if "scenarios" not in doc:
+            raise f.fail("autoscalers are for scenarios (with NodeGroups)", "autoscalers")
+        sweep.autoscalers = [_autoscaler(f, item, f"autoscalers[{i}]", check_autoscaler)
+                             for i, item in enumerate(f.items(doc["autoscalers"],
+                                                              "autoscalers"))]
+        f.unique([a.name for a in sweep.autoscalers], "autoscalers")
     for i, spec in enumerate(f.items(doc["plugins"], "plugins") if "plugins" in doc else []):
         spec = f.text(spec, f"plugins[{i}]")
         target, _, cls = spec.rpartition(":")
@@ -326,6 +351,24 @@ def _config(f: _Fields, item: object, fld: str, base: Path) -> Config:
     if "name" not in raw:
         raise f.fail("needs a name, a file or a config", fld)
     return Config(f.text(raw["name"], f"{fld}.name"))
+
+
+def _autoscaler(f: _Fields, item: object, fld: str, check: CheckAutoscaler | None
+                ) -> Autoscaler:
+    """``{name: N, <flag>: value, …}`` (``expander: least-waste``, ``scan-interval: 30s``)."""
+    if not isinstance(item, dict):
+        raise f.fail("must be a mapping: a name and cluster-autoscaler's options", fld, item)
+    if "name" not in item:
+        raise f.fail("needs a name (the results' autoscaler column)", f"{fld}.name")
+    name = f.text(item["name"], f"{fld}.name")
+    options = {str(k): v for k, v in item.items() if k != "name"}
+    if check is None:
+        raise f.fail("this kubesched has no autoscaler", fld)
+    try:
+        check(options)
+    except InputError as e:
+        raise f.fail(e.message, f"{fld}.{e.field}", e.value) from None
+    return Autoscaler(name, tuple(sorted(options.items())))
 
 
 def _seeds(f: _Fields, value: object) -> list[int]:
