@@ -45,6 +45,17 @@ def test_no_nodes_ends_with_the_error_as_reason():
     assert recs["default/p"].attempts == 1
 
 
+def test_no_nodes_is_unschedulable_not_a_scheduler_error():
+    # upstream's schedulingCycle turns ErrNoNodesAvailable into UnschedulableAndUnresolvable:
+    # PodScheduled=False with reason Unschedulable (SchedulerError is for errors)
+    sim = SimCluster(load_scenario_text(pod("p"), "test.yaml"))
+    sim.run()
+    (p,) = sim.api.pods.values()
+    (cond,) = [c for c in p.status.conditions if c.type == "PodScheduled"]
+    assert (cond.status, cond.reason, cond.message) == (
+        "False", "Unschedulable", "no nodes available to schedule pods")
+
+
 def test_an_error_every_cycle_ends():
     # every PreFilter disabled: the Filter plugins find no state of theirs and error
     recs = run(NODE + pod("p"), NO_PREFILTER)

@@ -206,7 +206,12 @@ class ScheduleOne(Algorithm):
                                        len(fe.diagnosis.node_to_status), 0, message, preemption)
             return None, None
         except (PluginError, NoNodesAvailable, ExtenderError) as err:
-            message = self.handle_scheduling_failure(fwk, qpi, Status(Code.ERROR, (str(err),)),
+            # no node at all is unschedulable, not an error (upstream's schedulingCycle:
+            # UnschedulableAndUnresolvable with the error, no plugin named, so the queue
+            # still counts it as an error's retry)
+            code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if isinstance(err, NoNodesAvailable)
+                    else Code.ERROR)
+            message = self.handle_scheduling_failure(fwk, qpi, Status(code, (str(err),)),
                                                      None, "", cycle)
             if self.decisions is not None:
                 self.decisions.decided(qpi, self.clock.now(), None, 0, 0, message, None)
