@@ -47,13 +47,23 @@ def make_runner(kubeconfig: str, runners: list[Any], *, config: Any = None,
 
 def assert_fits(double: ApiServerDouble) -> None:
     """No node holds more requested cpu / memory / pods than it has."""
+    assert_pods_fit(double.list("Node"), double.list("Pod"))
+
+
+def assert_pods_fit(raw_nodes: list[dict], raw_pods: list[dict], *,
+                    terminating_gone: bool = False) -> None:
+    """No node holds more requested cpu / memory / pods than its bound pods, finished ones
+    left out (and terminating ones, when ``terminating_gone``: a server with no kubelet
+    keeps them until deleted by hand)."""
     from kubesched.api.parse import parse_node, parse_pod
 
-    nodes = {n["metadata"]["name"]: parse_node(n) for n in double.list("Node")}
+    nodes = {n["metadata"]["name"]: parse_node(n) for n in raw_nodes}
     used: dict[str, dict[str, int]] = {name: {} for name in nodes}
-    for raw in double.list("Pod"):
+    for raw in raw_pods:
         p = parse_pod(raw)
         if not p.spec.node_name or p.status.phase in ("Succeeded", "Failed"):
+            continue
+        if terminating_gone and raw["metadata"].get("deletionTimestamp"):
             continue
         assert p.spec.node_name in nodes, f"{p.key} bound to a missing node"
         u = used[p.spec.node_name]

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from kube_envtest import ApiFailure
-from kube_helpers import make_runner, wait_until
+from kube_helpers import assert_pods_fit, make_runner, wait_until
 from kube_real import Cluster, ns_path, pod
 
-from kubesched.api.parse import parse_node, parse_pod
+from kubesched.api.parse import parse_pod
 from kubesched.backends.kube.backend import KubeBackend
 from kubesched.backends.kube.client import KubeClient
 from kubesched.framework.backend import BindError
@@ -33,20 +33,8 @@ def condition(p: dict[str, Any], kind: str = "PodScheduled") -> dict[str, Any] |
 
 def assert_fits(c: Cluster) -> None:
     """No node holds more requested cpu, memory or pods than it has (the server's view)."""
-    nodes = {n["metadata"]["name"]: parse_node(n)
-             for n in c.request("GET", "/api/v1/nodes")["items"]}
-    used: dict[str, dict[str, int]] = {n: {} for n in nodes}
-    for raw in c.request("GET", "/api/v1/pods")["items"]:
-        p = parse_pod(raw)
-        if p.spec.node_name and not raw["metadata"].get("deletionTimestamp"):
-            u = used[p.spec.node_name]
-            for r, v in p.requests.items():
-                u[r] = u.get(r, 0) + v
-            u["pods"] = u.get("pods", 0) + 1
-    for name, u in used.items():
-        alloc = nodes[name].status.allocatable
-        for r, v in u.items():
-            assert v <= alloc.get(r, 0), f"node {name}: {r} {v} > {alloc.get(r, 0)}"
+    assert_pods_fit(c.request("GET", "/api/v1/nodes")["items"],
+                    c.request("GET", "/api/v1/pods")["items"], terminating_gone=True)
 
 
 def test_binding_events_and_conditions(cluster: Cluster, runners: list) -> None:
