@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from kubesched.config.features import FeatureGates
 
 
-# what backends/kube/client.py talks to an API server with (the kube extra installs them)
-CLIENT_LIBRARIES = ("kubernetes", "urllib3", "orjson")
+# what backends/kube/client.py talks to an API server with (the kube extra installs them;
+# orjson, which it uses too, is a core dependency)
+CLIENT_LIBRARIES = ("kubernetes", "urllib3")
 
 
 def _fail(message: str, status: int = 2) -> None:
