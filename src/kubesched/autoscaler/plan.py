@@ -83,13 +83,15 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, *,
         if best is None:
             break
         g = best.group
+        added = []
         for _ in range(best.node_count):
             name = f"{g.name}-{next_index[g.name]}"
             while name in sim.nodes:
                 next_index[g.name] += 1
                 name = f"{g.name}-{next_index[g.name]}"
             next_index[g.name] += 1
-            sim.api.add_node(g.node(name))
+            added.append(g.node(name))
+        sim.api.add_nodes(added)
         sizes[g.name] += best.node_count
         out.add[g.name] = out.add.get(g.name, 0) + best.node_count
         out.rounds.append((g.name, best.node_count))

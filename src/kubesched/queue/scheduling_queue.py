@@ -34,19 +34,22 @@ Deliberate details (see also ``docs/``):
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import operator
+from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from kubesched.api.types import Pod
+from kubesched.api.types import Node, Pod
 from kubesched.framework.events import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     FORCE_ACTIVATE,
+    NODE_ADD,
     UNSCHEDULABLE_TIMEOUT,
     ActionType,
     ClusterEvent,
@@ -62,6 +65,12 @@ from kubesched.queue.cluster_events import (
     pod_scheduling_properties_change,
 )
 from kubesched.queue.heap import PodHeap
+from kubesched.queue.node_batches import (
+    hints_identity_free,
+    identity_labels,
+    node_signature,
+    selects_on_identity,
+)
 from kubesched.queue.nominator import Nominator, PodLister
 
 _NS = 1_000_000_000
@@ -469,6 +478,69 @@ class SchedulingQueue:
             return
         pods = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
         self._move_pods(pods, event, old, new, checked=True)
+
+    def move_all_after_nodes_added(self, nodes: Sequence[Node]) -> None:
+        """A NodeAdd for each of ``nodes`` in turn, as upstream's handler sends them: the
+        same pods move, in the same order, to the same places; but each pod's hints are
+        asked once per group of nodes they cannot tell apart (``queue/node_batches.py``),
+        not once per node, where the profiles' NodeAdd hints allow it."""
+        event = NODE_ADD
+        if not nodes or not self.is_event_of_interest(event):
+            return
+        by_profile = self._hints_by_profile(event)
+        if len(nodes) == 1 or not all(
+                hints_identity_free(e for e in entries if e.fn is not _default_hint)
+                for entries, _plugins in by_profile.values()):
+            for node in nodes:
+                self.move_all_to_active_or_backoff(event, None, node)
+            return
+        by_signature: dict[Hashable, list[int]] = {}
+        for k, node in enumerate(nodes):
+            by_signature.setdefault(node_signature(node), []).append(k)
+        # each group: its positions in ``nodes`` (ascending) and the labels naming a node
+        groups = [(ks, identity_labels(nodes[ks[0]])) for ks in by_signature.values()]
+        skip = QueueingStrategy.SKIP
+
+        def first_move(qpi: QueuedPodInfo, start: int) -> tuple[int, QueueingStrategy] | None:
+            """The first node from position ``start`` whose event moves ``qpi``, and how."""
+            if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
+                return None
+            best: tuple[int, QueueingStrategy] | None = None
+            for ks, labels in groups:
+                i = bisect_left(ks, start)
+                # a pod whose node affinity names a node is asked node by node
+                asked = ks[i:] if selects_on_identity(qpi.pod, labels) else ks[i:i + 1]
+                for k in asked:
+                    if best is not None and k >= best[0]:
+                        break
+                    s = self._worth_requeuing(qpi, event, None, nodes[k], by_profile)
+                    if s != skip:
+                        best = (k, s)
+                        break
+            return best
+
+        # Upstream's node events in order: the pods a node's event moves go in the pool's
+        # order, and a pod PreEnqueue sends back to the pool (at its end) is asked again
+        # from the next node on; a heap on (node, place in the pool) replays that.
+        moves: list[tuple[int, int, QueuedPodInfo, QueueingStrategy]] = []
+        place = itertools.count()
+        for qpi in list(self._unschedulable.values()):
+            found = first_move(qpi, 0)
+            n = next(place)
+            if found is not None:
+                moves.append((found[0], n, qpi, found[1]))
+        heapq.heapify(moves)
+        while moves:
+            k, _n, qpi, strategy = heapq.heappop(moves)
+            uid = qpi.pod.uid
+            self._unschedulable.pop(uid, None)
+            self._requeue(qpi, strategy, str(event))
+            if uid in self._unschedulable:
+                found = first_move(qpi, k + 1)
+                if found is not None:
+                    heapq.heappush(moves, (found[0], next(place), qpi, found[1]))
+        for node in nodes:
+            self._add_event_if_any_in_flight(event, None, node)
 
     def _cross_topology_pods(self, pod: Pod) -> list[QueuedPodInfo]:
         """``getUnschedulablePodsWithCrossTopologyTerm``."""

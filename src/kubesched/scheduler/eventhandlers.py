@@ -45,6 +45,14 @@ class EventHandlers:
         self.cache.add_node(node)
         self.queue.move_all_to_active_or_backoff(ev.NODE_ADD, None, node)
 
+    def on_nodes_add(self, nodes: list[Node]) -> None:
+        """``on_node_add`` for each of ``nodes`` (added at one instant), the queue told of
+        them together (``move_all_after_nodes_added``: the pods upstream's one event per node
+        moves, asked less often)."""
+        for node in nodes:
+            self.cache.add_node(node)
+        self.queue.move_all_after_nodes_added(nodes)
+
     def on_node_update(self, old: Node, new: Node) -> None:
         self.cache.update_node(old, new)
         for event in node_update_events(old, new):
