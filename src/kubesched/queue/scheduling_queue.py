@@ -142,6 +142,33 @@ def _truncate_ns(t_ns: int) -> int:
     return (t_ns // _WINDOW_NS) * _WINDOW_NS
 
 
+class _Pool(dict[str, QueuedPodInfo]):
+    """The unschedulable pool (uid -> pod, in the order they came): a dict whose
+    ``version`` moves at every change, for ``SchedulingQueue._may_move``."""
+
+    version = 0
+
+    def __setitem__(self, key: str, value: QueuedPodInfo) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.version += 1
+        return super().pop(key, *default)
+
+    def setdefault(self, key: str, default: QueuedPodInfo) -> QueuedPodInfo:
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+
+
 class _LessKey:
     """Heap key comparing with the QueueSort plugin's ``less``, then ``seq``."""
 
@@ -234,7 +261,8 @@ class SchedulingQueue:
         self._active = PodHeap(self._active_key)
         self._backoff = PodHeap(self._backoff_key)
         self._error_backoff = PodHeap(self._backoff_key)
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._unschedulable = _Pool()
+        self._may_move_memo: dict[ClusterEvent, tuple[int, list[QueuedPodInfo]]] = {}
         self.nominator = Nominator(pod_lister)
 
         self.scheduling_cycle = 0
@@ -325,6 +353,7 @@ class SchedulingQueue:
         return self.frameworks.get(pod.spec.scheduler_name)
 
     def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
+        self._unschedulable.version += 1  # the pod may be in the pool: its plugins change
         fw = self._framework(qpi.pod)
         st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
         if st is None or st.is_success():
@@ -476,8 +505,34 @@ class SchedulingQueue:
         that ``event`` may make schedulable move to activeQ or backoffQ."""
         if not self.is_event_of_interest(event):
             return
-        pods = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
+        pods = self._may_move(event)
+        if pre_check is not None:
+            pods = [q for q in pods if pre_check(q.pod)]
         self._move_pods(pods, event, old, new, checked=True)
+
+    def _may_move(self, event: ClusterEvent) -> list[QueuedPodInfo]:
+        """The pool's pods, in its order, less those ``_worth_requeuing`` skips whatever the
+        objects: not gated, and no plugin that rejected them registered ``event``. Kept
+        while the pool is unchanged: most events (a pod bound) concern none of its pods,
+        and the pool can be large."""
+        pool = self._unschedulable
+        got = self._may_move_memo.get(event)
+        if got is not None and got[0] == pool.version:
+            return got[1]
+        if is_wildcard(event):
+            pods = list(pool.values())
+        else:
+            by_profile = self._hints_by_profile(event)
+
+            def may(q: QueuedPodInfo) -> bool:
+                hints = by_profile.get(q.pod.spec.scheduler_name)
+                u, p = q.unschedulable_plugins, q.pending_plugins
+                return (q.gated or hints is None or not (u or p)
+                        or not (hints[1].isdisjoint(u) and hints[1].isdisjoint(p)))
+
+            pods = [q for q in pool.values() if may(q)]
+        self._may_move_memo[event] = (pool.version, pods)
+        return pods
 
     def move_all_after_nodes_added(self, nodes: Sequence[Node]) -> None:
         """A NodeAdd for each of ``nodes`` in turn, as upstream's handler sends them: the
@@ -524,7 +579,7 @@ class SchedulingQueue:
         # from the next node on; a heap on (node, place in the pool) replays that.
         moves: list[tuple[int, int, QueuedPodInfo, QueueingStrategy]] = []
         place = itertools.count()
-        for qpi in list(self._unschedulable.values()):
+        for qpi in self._may_move(event):
             found = first_move(qpi, 0)
             n = next(place)
             if found is not None:
@@ -778,6 +833,7 @@ class SchedulingQueue:
         qpi = self._unschedulable.get(uid)
         if qpi is not None:
             qpi.pod = new_pod
+            self._unschedulable.version += 1
             self.nominator.update(old_pod, new_pod)
             for ev in events:
                 strategy = self._worth_requeuing(qpi, ev, old_pod, new_pod)
