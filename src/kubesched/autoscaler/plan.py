@@ -21,6 +21,7 @@ from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler.expanders import DEFAULT_EXPANDER, best_option
 from kubesched.autoscaler.scaledown import DEFAULT_UTILIZATION_THRESHOLD, scale_down
 from kubesched.autoscaler.scaleup import scale_up_options
+from kubesched.autoscaler.snapshots import CheckerPool
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import SchedulerConfiguration
 
@@ -68,6 +69,8 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, *,
     def new_checker() -> PredicateChecker:
         return PredicateChecker(config, sim.objects, scenario.namespaces)
 
+    checkers = CheckerPool(new_checker)  # the scale-up's, emptied and reused each round
+
     out = PlanResult()
     sizes = group_sizes(list(sim.nodes.values()), groups)
     next_index = dict.fromkeys(sizes, 0)
@@ -77,7 +80,8 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, *,
         if not pending:
             cannot = []
             break
-        opts = scale_up_options(pending, groups, sizes, new_checker)
+        checkers.reset()
+        opts = scale_up_options(pending, groups, sizes, checkers.get)
         cannot = opts.cannot_help
         best = best_option(expander, opts.options, rng)
         if best is None:
