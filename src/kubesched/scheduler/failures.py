@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 REPLAYABLE_POST_FILTERS = frozenset({"DefaultPreemption", "DynamicResources"})
 
 Draw = tuple[str, tuple[Any, ...], dict[str, Any]]
+# pods whose signature is kept (a pod is signed once, retried many times)
+_MAX_SIGNATURES = 65536
 
 
 @dataclass
@@ -89,7 +91,11 @@ class _RecordingRandom:
 
 def _filter_signature(fwk: Framework, pod: Pod) -> Hashable | None:
     """Every PreFilter and Filter plugin's fragments for ``pod``, or None when one cannot
-    sign it."""
+    sign it — or when the pod has an ephemeral volume, whose claim is named after the pod
+    (two pods with equal templates have different claims)."""
+    if any(v.source is not None and v.source.get("ephemeral") is not None
+           for v in pod.spec.volumes):
+        return None
     fragments: dict[str, Hashable] = {}
     seen: set[str] = set()
     for p in (*fwk.pre_filter, *fwk.filter):
@@ -122,6 +128,8 @@ class FailureMemo:
             return None
         got = self._signatures.get(pod.uid)
         if got is None or got[0] is not pod:
+            if len(self._signatures) >= _MAX_SIGNATURES:
+                self._signatures.clear()
             got = (pod, _filter_signature(fwk, pod))
             self._signatures[pod.uid] = got
         if got[1] is None:
@@ -130,7 +138,6 @@ class FailureMemo:
         if version != self._version:
             self._version = version
             self._failures.clear()
-            self._signatures = {pod.uid: got}
         return (fwk.profile_name, got[1], pod.namespace, pod.priority,
                 pod.spec.preemption_policy, sched.next_start_node_index)
 
