@@ -144,29 +144,78 @@ def _truncate_ns(t_ns: int) -> int:
 
 class _Pool(dict[str, QueuedPodInfo]):
     """The unschedulable pool (uid -> pod, in the order they came): a dict whose
-    ``version`` moves at every change, for ``SchedulingQueue._may_move``."""
+    ``version`` moves at every change, and which counts its pods by the plugins that
+    rejected them (per profile), for ``SchedulingQueue._may_move``. A pod changed in place
+    while in the pool is counted again with ``recount``."""
 
     version = 0
+
+    def __init__(self, profiles: Iterable[str]) -> None:
+        super().__init__()
+        self._profiles = frozenset(profiles)
+        # (profile, plugin) -> pods rejected by it; pods any event may move (gated, no
+        # rejecting plugin, no known profile); what each pod was counted as
+        self.by_plugin: dict[tuple[str, str], int] = {}
+        self.special = 0
+        self._counted: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {}
+
+    def _count(self, key: str, qpi: QueuedPodInfo | None) -> None:
+        old = self._counted.pop(key, None)
+        if old is not None:
+            for k in old[0]:
+                self.by_plugin[k] -= 1
+            self.special -= old[1]
+        if qpi is None:
+            return
+        name = qpi.pod.spec.scheduler_name
+        plugins = qpi.unschedulable_plugins | qpi.pending_plugins
+        special = qpi.gated or not plugins or name not in self._profiles
+        keys = tuple((name, p) for p in plugins)
+        for k in keys:
+            self.by_plugin[k] = self.by_plugin.get(k, 0) + 1
+        self.special += special
+        self._counted[key] = (keys, special)
+
+    def recount(self, qpi: QueuedPodInfo) -> None:
+        self.version += 1
+        key = qpi.pod.uid
+        if self.get(key) is qpi:
+            self._count(key, qpi)
 
     def __setitem__(self, key: str, value: QueuedPodInfo) -> None:
         self.version += 1
         super().__setitem__(key, value)
+        self._count(key, value)
 
     def __delitem__(self, key: str) -> None:
         self.version += 1
         super().__delitem__(key)
+        self._count(key, None)
 
     def pop(self, key: str, *default: Any) -> Any:
         self.version += 1
-        return super().pop(key, *default)
+        got = super().pop(key, *default)
+        self._count(key, None)
+        return got
 
     def setdefault(self, key: str, default: QueuedPodInfo) -> QueuedPodInfo:
-        self.version += 1
-        return super().setdefault(key, default)
+        if key not in self:
+            self[key] = default
+        return self[key]
 
     def clear(self) -> None:
         self.version += 1
         super().clear()
+        self.by_plugin.clear()
+        self.special = 0
+        self._counted.clear()
+
+    def none_rejected_by(self, plugins: Mapping[str, frozenset[str]]) -> bool:
+        """Whether no pod is special and none was rejected by ``plugins`` (per profile)."""
+        if self.special:
+            return False
+        by = self.by_plugin
+        return not any(by.get((name, p)) for name, ps in plugins.items() for p in ps)
 
 
 class _LessKey:
@@ -261,7 +310,7 @@ class SchedulingQueue:
         self._active = PodHeap(self._active_key)
         self._backoff = PodHeap(self._backoff_key)
         self._error_backoff = PodHeap(self._backoff_key)
-        self._unschedulable = _Pool()
+        self._unschedulable = _Pool(self.hint_maps)
         self._may_move_memo: dict[ClusterEvent, tuple[int, list[QueuedPodInfo]]] = {}
         self.nominator = Nominator(pod_lister)
 
@@ -353,16 +402,16 @@ class SchedulingQueue:
         return self.frameworks.get(pod.spec.scheduler_name)
 
     def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
-        self._unschedulable.version += 1  # the pod may be in the pool: its plugins change
         fw = self._framework(qpi.pod)
         st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
         if st is None or st.is_success():
             qpi.gating_plugin = ""
-            return
-        plugin = st.plugin or "PreEnqueue"
-        qpi.unschedulable_plugins.add(plugin)
-        qpi.gating_plugin = plugin
-        qpi.gating_plugin_events = tuple(self.plugin_events.get(plugin, ()))
+        else:
+            plugin = st.plugin or "PreEnqueue"
+            qpi.unschedulable_plugins.add(plugin)
+            qpi.gating_plugin = plugin
+            qpi.gating_plugin_events = tuple(self.plugin_events.get(plugin, ()))
+        self._unschedulable.recount(qpi)  # it may be in the pool: its plugins changed
 
     # ------------------------------------------------------------------ moving pods
 
@@ -523,6 +572,8 @@ class SchedulingQueue:
             pods = list(pool.values())
         else:
             by_profile = self._hints_by_profile(event)
+            if pool.none_rejected_by({n: h[1] for n, h in by_profile.items()}):
+                return []
 
             def may(q: QueuedPodInfo) -> bool:
                 hints = by_profile.get(q.pod.spec.scheduler_name)
@@ -833,7 +884,7 @@ class SchedulingQueue:
         qpi = self._unschedulable.get(uid)
         if qpi is not None:
             qpi.pod = new_pod
-            self._unschedulable.version += 1
+            self._unschedulable.recount(qpi)
             self.nominator.update(old_pod, new_pod)
             for ev in events:
                 strategy = self._worth_requeuing(qpi, ev, old_pod, new_pod)
