@@ -5,6 +5,11 @@ docs/performance.md, "simulate with autoscaling").
     python bench/autoscale_day.py day.json                   # write the scenario
     python bench/autoscale_day.py day.json --pods 5000 --initial 10   # a tenth
     /usr/bin/time -v kubesched simulate --quiet --max-nodes-total 1000 day.json
+    python bench/autoscale_day.py day.json --run --max-nodes-total 1000 [--profile F]
+
+``--run`` writes the scenario, then runs ``kubesched simulate --quiet --max-nodes-total N``
+on it in this process and prints its CPU seconds (``resource.getrusage``: loading included),
+wall seconds and the load average before and after (the machine may be shared: quote CPU).
 
 The scenario (JSON: it parses faster than YAML at this size): ``--initial`` nodes of the
 "general" group (8 cpu / 32Gi) at the start; three NodeGroups — general (8 cpu / 32Gi,
@@ -20,9 +25,13 @@ distributed time (mean ``--mean-duration`` s, 60 s to 8 h), requesting 250m–4 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import math
+import os
 import random
+import resource
+import time
 
 GROUP_LABEL = "kubesched.io/node-group"
 DAY = 86400.0
@@ -79,10 +88,39 @@ def main() -> None:
     ap.add_argument("--initial", type=int, default=100)
     ap.add_argument("--mean-duration", type=float, default=7200.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--run", action="store_true", help="then simulate it, timed")
+    ap.add_argument("--max-nodes-total", type=int, default=1000)
+    ap.add_argument("--profile", help="with --run: write a cProfile of the run here")
     a = ap.parse_args()
     with open(a.path, "w") as f:
         json.dump({"apiVersion": "v1", "kind": "List",
                    "items": scenario(a.pods, a.initial, a.mean_duration, a.seed)}, f)
+    if a.run:
+        run(a.path, a.max_nodes_total, a.profile)
+
+
+def run(path: str, max_nodes_total: int, profile: str | None) -> None:
+    from kubesched.cli import main as cli
+
+    def cpu() -> float:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return ru.ru_utime + ru.ru_stime
+
+    load0 = os.getloadavg()
+    c0, w0 = cpu(), time.perf_counter()
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
+    try:
+        cli(["simulate", "--quiet", "--max-nodes-total", str(max_nodes_total), path],
+            standalone_mode=False)
+    finally:
+        if prof:
+            prof.disable()
+            prof.dump_stats(profile)
+    print(json.dumps({"file": path, "cpu_seconds": round(cpu() - c0, 2),
+                      "wall_seconds": round(time.perf_counter() - w0, 2),
+                      "loadavg_before": load0, "loadavg_after": os.getloadavg()}))
 
 
 if __name__ == "__main__":

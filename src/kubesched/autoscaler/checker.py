@@ -65,6 +65,13 @@ class PredicateChecker:
         self.sched.cache.remove_pod(self._pods.pop(pod.uid))
         self._dirty = True
 
+    def clear(self) -> None:
+        """Every node taken out, with its pods: the checker as new, for another question
+        (building one builds a Scheduler, which costs more than most questions)."""
+        for ni in list(self.sched.cache.nodes.values()):
+            if ni.node is not None:
+                self.remove_node(ni.node)
+
     def load(self, nodes: Iterable[Node], pods: Iterable[Pod]) -> None:
         for node in nodes:
             self.add_node(node)

@@ -21,6 +21,7 @@ from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler.expanders import DEFAULT_EXPANDER, best_option
 from kubesched.autoscaler.scaledown import DEFAULT_UTILIZATION_THRESHOLD, scale_down
 from kubesched.autoscaler.scaleup import scale_up_options
+from kubesched.autoscaler.snapshots import CheckerPool
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import SchedulerConfiguration
 
@@ -68,6 +69,8 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, *,
     def new_checker() -> PredicateChecker:
         return PredicateChecker(config, sim.objects, scenario.namespaces)
 
+    checkers = CheckerPool(new_checker)  # the scale-up's, emptied and reused each round
+
     out = PlanResult()
     sizes = group_sizes(list(sim.nodes.values()), groups)
     next_index = dict.fromkeys(sizes, 0)
@@ -77,19 +80,22 @@ def plan(scenario: Scenario, config: SchedulerConfiguration, *,
         if not pending:
             cannot = []
             break
-        opts = scale_up_options(pending, groups, sizes, new_checker)
+        checkers.reset()
+        opts = scale_up_options(pending, groups, sizes, checkers.get)
         cannot = opts.cannot_help
         best = best_option(expander, opts.options, rng)
         if best is None:
             break
         g = best.group
+        added = []
         for _ in range(best.node_count):
             name = f"{g.name}-{next_index[g.name]}"
             while name in sim.nodes:
                 next_index[g.name] += 1
                 name = f"{g.name}-{next_index[g.name]}"
             next_index[g.name] += 1
-            sim.api.add_node(g.node(name))
+            added.append(g.node(name))
+        sim.api.add_nodes(added)
         sizes[g.name] += best.node_count
         out.add[g.name] = out.add.get(g.name, 0) + best.node_count
         out.rounds.append((g.name, best.node_count))

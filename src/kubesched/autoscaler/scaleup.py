@@ -35,6 +35,16 @@ def scale_up_options(pending: list[Pod], groups: list[NodeGroup], sizes: Mapping
     options: list[Option] = []
     # one snapshot for the template checks, holding one template node at a time
     checker = new_checker()
+    # and one for the estimates, emptied for each
+    estimates: list[PredicateChecker] = []
+
+    def estimate_checker() -> PredicateChecker:
+        if not estimates:
+            estimates.append(new_checker())
+        else:
+            estimates[0].clear()
+        return estimates[0]
+
     for group in groups:
         checker.add_node(group.template)
         fitting = [g for g in eq if checker.fits(g.exemplar, group.template.name)]
@@ -48,7 +58,8 @@ def scale_up_options(pending: list[Pod], groups: list[NodeGroup], sizes: Mapping
             return group.node(f"{group.name}-estimate-{i}")
 
         limit = min(room, max_nodes_per_scale_up) if max_nodes_per_scale_up > 0 else room
-        est = estimate(order_groups(fitting, group.template), new_node, limit, new_checker)
+        est = estimate(order_groups(fitting, group.template), new_node, limit,
+                       estimate_checker)
         if est.node_count > 0:
             options.append(Option(group, est.node_count, est.pods))
     cannot = [p for g in eq if id(g) not in hostable for p in g.pods]

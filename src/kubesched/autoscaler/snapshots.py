@@ -17,12 +17,6 @@ from kubesched.api.types import Node, Pod
 from kubesched.autoscaler.checker import PredicateChecker
 
 
-def _empty(checker: PredicateChecker) -> None:
-    for ni in list(checker.sched.cache.nodes.values()):
-        if ni.node is not None:
-            checker.remove_node(ni.node)
-
-
 class CheckerPool:
     def __init__(self, make: Callable[[], PredicateChecker]) -> None:
         self._make = make
@@ -39,7 +33,7 @@ class CheckerPool:
             self._all.append(self._make())
         checker = self._all[self._used]
         self._used += 1
-        _empty(checker)
+        checker.clear()
         return checker
 
 

@@ -34,19 +34,22 @@ Deliberate details (see also ``docs/``):
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import operator
+from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from kubesched.api.types import Pod
+from kubesched.api.types import Node, Pod
 from kubesched.framework.events import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     FORCE_ACTIVATE,
+    NODE_ADD,
     UNSCHEDULABLE_TIMEOUT,
     ActionType,
     ClusterEvent,
@@ -62,6 +65,12 @@ from kubesched.queue.cluster_events import (
     pod_scheduling_properties_change,
 )
 from kubesched.queue.heap import PodHeap
+from kubesched.queue.node_batches import (
+    hints_identity_free,
+    identity_labels,
+    node_signature,
+    selects_on_identity,
+)
 from kubesched.queue.nominator import Nominator, PodLister
 
 _NS = 1_000_000_000
@@ -131,6 +140,82 @@ def _to_ns(t: float) -> int:
 
 def _truncate_ns(t_ns: int) -> int:
     return (t_ns // _WINDOW_NS) * _WINDOW_NS
+
+
+class _Pool(dict[str, QueuedPodInfo]):
+    """The unschedulable pool (uid -> pod, in the order they came): a dict whose
+    ``version`` moves at every change, and which counts its pods by the plugins that
+    rejected them (per profile), for ``SchedulingQueue._may_move``. A pod changed in place
+    while in the pool is counted again with ``recount``."""
+
+    version = 0
+
+    def __init__(self, profiles: Iterable[str]) -> None:
+        super().__init__()
+        self._profiles = frozenset(profiles)
+        # (profile, plugin) -> pods rejected by it; pods any event may move (gated, no
+        # rejecting plugin, no known profile); what each pod was counted as
+        self.by_plugin: dict[tuple[str, str], int] = {}
+        self.special = 0
+        self._counted: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {}
+
+    def _count(self, key: str, qpi: QueuedPodInfo | None) -> None:
+        old = self._counted.pop(key, None)
+        if old is not None:
+            for k in old[0]:
+                self.by_plugin[k] -= 1
+            self.special -= old[1]
+        if qpi is None:
+            return
+        name = qpi.pod.spec.scheduler_name
+        plugins = qpi.unschedulable_plugins | qpi.pending_plugins
+        special = qpi.gated or not plugins or name not in self._profiles
+        keys = tuple((name, p) for p in plugins)
+        for k in keys:
+            self.by_plugin[k] = self.by_plugin.get(k, 0) + 1
+        self.special += special
+        self._counted[key] = (keys, special)
+
+    def recount(self, qpi: QueuedPodInfo) -> None:
+        self.version += 1
+        key = qpi.pod.uid
+        if self.get(key) is qpi:
+            self._count(key, qpi)
+
+    def __setitem__(self, key: str, value: QueuedPodInfo) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+        self._count(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.version += 1
+        super().__delitem__(key)
+        self._count(key, None)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.version += 1
+        got = super().pop(key, *default)
+        self._count(key, None)
+        return got
+
+    def setdefault(self, key: str, default: QueuedPodInfo) -> QueuedPodInfo:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+        self.by_plugin.clear()
+        self.special = 0
+        self._counted.clear()
+
+    def none_rejected_by(self, plugins: Mapping[str, frozenset[str]]) -> bool:
+        """Whether no pod is special and none was rejected by ``plugins`` (per profile)."""
+        if self.special:
+            return False
+        by = self.by_plugin
+        return not any(by.get((name, p)) for name, ps in plugins.items() for p in ps)
 
 
 class _LessKey:
@@ -225,7 +310,8 @@ class SchedulingQueue:
         self._active = PodHeap(self._active_key)
         self._backoff = PodHeap(self._backoff_key)
         self._error_backoff = PodHeap(self._backoff_key)
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._unschedulable = _Pool(self.hint_maps)
+        self._may_move_memo: dict[ClusterEvent, tuple[int, list[QueuedPodInfo]]] = {}
         self.nominator = Nominator(pod_lister)
 
         self.scheduling_cycle = 0
@@ -320,11 +406,12 @@ class SchedulingQueue:
         st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
         if st is None or st.is_success():
             qpi.gating_plugin = ""
-            return
-        plugin = st.plugin or "PreEnqueue"
-        qpi.unschedulable_plugins.add(plugin)
-        qpi.gating_plugin = plugin
-        qpi.gating_plugin_events = tuple(self.plugin_events.get(plugin, ()))
+        else:
+            plugin = st.plugin or "PreEnqueue"
+            qpi.unschedulable_plugins.add(plugin)
+            qpi.gating_plugin = plugin
+            qpi.gating_plugin_events = tuple(self.plugin_events.get(plugin, ()))
+        self._unschedulable.recount(qpi)  # it may be in the pool: its plugins changed
 
     # ------------------------------------------------------------------ moving pods
 
@@ -467,8 +554,99 @@ class SchedulingQueue:
         that ``event`` may make schedulable move to activeQ or backoffQ."""
         if not self.is_event_of_interest(event):
             return
-        pods = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
+        pods = self._may_move(event)
+        if pre_check is not None:
+            pods = [q for q in pods if pre_check(q.pod)]
         self._move_pods(pods, event, old, new, checked=True)
+
+    def _may_move(self, event: ClusterEvent) -> list[QueuedPodInfo]:
+        """The pool's pods, in its order, less those ``_worth_requeuing`` skips whatever the
+        objects: not gated, and no plugin that rejected them registered ``event``. Kept
+        while the pool is unchanged: most events (a pod bound) concern none of its pods,
+        and the pool can be large."""
+        pool = self._unschedulable
+        got = self._may_move_memo.get(event)
+        if got is not None and got[0] == pool.version:
+            return got[1]
+        if is_wildcard(event):
+            pods = list(pool.values())
+        else:
+            by_profile = self._hints_by_profile(event)
+            if pool.none_rejected_by({n: h[1] for n, h in by_profile.items()}):
+                return []
+
+            def may(q: QueuedPodInfo) -> bool:
+                hints = by_profile.get(q.pod.spec.scheduler_name)
+                u, p = q.unschedulable_plugins, q.pending_plugins
+                return (q.gated or hints is None or not (u or p)
+                        or not (hints[1].isdisjoint(u) and hints[1].isdisjoint(p)))
+
+            pods = [q for q in pool.values() if may(q)]
+        self._may_move_memo[event] = (pool.version, pods)
+        return pods
+
+    def move_all_after_nodes_added(self, nodes: Sequence[Node]) -> None:
+        """A NodeAdd for each of ``nodes`` in turn, as upstream's handler sends them: the
+        same pods move, in the same order, to the same places; but each pod's hints are
+        asked once per group of nodes they cannot tell apart (``queue/node_batches.py``),
+        not once per node, where the profiles' NodeAdd hints allow it."""
+        event = NODE_ADD
+        if not nodes or not self.is_event_of_interest(event):
+            return
+        by_profile = self._hints_by_profile(event)
+        if len(nodes) == 1 or not all(
+                hints_identity_free(e for e in entries if e.fn is not _default_hint)
+                for entries, _plugins in by_profile.values()):
+            for node in nodes:
+                self.move_all_to_active_or_backoff(event, None, node)
+            return
+        by_signature: dict[Hashable, list[int]] = {}
+        for k, node in enumerate(nodes):
+            by_signature.setdefault(node_signature(node), []).append(k)
+        # each group: its positions in ``nodes`` (ascending) and the labels naming a node
+        groups = [(ks, identity_labels(nodes[ks[0]])) for ks in by_signature.values()]
+        skip = QueueingStrategy.SKIP
+
+        def first_move(qpi: QueuedPodInfo, start: int) -> tuple[int, QueueingStrategy] | None:
+            """The first node from position ``start`` whose event moves ``qpi``, and how."""
+            if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
+                return None
+            best: tuple[int, QueueingStrategy] | None = None
+            for ks, labels in groups:
+                i = bisect_left(ks, start)
+                # a pod whose node affinity names a node is asked node by node
+                asked = ks[i:] if selects_on_identity(qpi.pod, labels) else ks[i:i + 1]
+                for k in asked:
+                    if best is not None and k >= best[0]:
+                        break
+                    s = self._worth_requeuing(qpi, event, None, nodes[k], by_profile)
+                    if s != skip:
+                        best = (k, s)
+                        break
+            return best
+
+        # Upstream's node events in order: the pods a node's event moves go in the pool's
+        # order, and a pod PreEnqueue sends back to the pool (at its end) is asked again
+        # from the next node on; a heap on (node, place in the pool) replays that.
+        moves: list[tuple[int, int, QueuedPodInfo, QueueingStrategy]] = []
+        place = itertools.count()
+        for qpi in self._may_move(event):
+            found = first_move(qpi, 0)
+            n = next(place)
+            if found is not None:
+                moves.append((found[0], n, qpi, found[1]))
+        heapq.heapify(moves)
+        while moves:
+            k, _n, qpi, strategy = heapq.heappop(moves)
+            uid = qpi.pod.uid
+            self._unschedulable.pop(uid, None)
+            self._requeue(qpi, strategy, str(event))
+            if uid in self._unschedulable:
+                found = first_move(qpi, k + 1)
+                if found is not None:
+                    heapq.heappush(moves, (found[0], next(place), qpi, found[1]))
+        for node in nodes:
+            self._add_event_if_any_in_flight(event, None, node)
 
     def _cross_topology_pods(self, pod: Pod) -> list[QueuedPodInfo]:
         """``getUnschedulablePodsWithCrossTopologyTerm``."""
@@ -706,6 +884,7 @@ class SchedulingQueue:
         qpi = self._unschedulable.get(uid)
         if qpi is not None:
             qpi.pod = new_pod
+            self._unschedulable.recount(qpi)
             self.nominator.update(old_pod, new_pod)
             for ev in events:
                 strategy = self._worth_requeuing(qpi, ev, old_pod, new_pod)

@@ -31,6 +31,9 @@ class EventHandlers:
     # whether a pending pod's arrival is an event some plugin waits for
     # (``waits_for_unscheduled_add``)
     _unscheduled_add_matters: bool
+    # object events heard (what the plugins read besides the cache may have changed: a
+    # failed attempt is replayed only while it stays the same, ``failures``)
+    world_changes: int = 0
 
     def responsible_for(self, pod: Pod) -> bool:
         return pod.spec.scheduler_name in self.profiles
@@ -42,21 +45,34 @@ class EventHandlers:
                 f"(profiles: {', '.join(self.profiles)})")
 
     def on_node_add(self, node: Node) -> None:
+        self.world_changes += 1
         self.cache.add_node(node)
         self.queue.move_all_to_active_or_backoff(ev.NODE_ADD, None, node)
 
+    def on_nodes_add(self, nodes: list[Node]) -> None:
+        """``on_node_add`` for each of ``nodes`` (added at one instant), the queue told of
+        them together (``move_all_after_nodes_added``: the pods upstream's one event per node
+        moves, asked less often)."""
+        self.world_changes += 1
+        for node in nodes:
+            self.cache.add_node(node)
+        self.queue.move_all_after_nodes_added(nodes)
+
     def on_node_update(self, old: Node, new: Node) -> None:
+        self.world_changes += 1
         self.cache.update_node(old, new)
         for event in node_update_events(old, new):
             self.queue.move_all_to_active_or_backoff(event, old, new)
 
     def on_node_delete(self, node: Node) -> None:
+        self.world_changes += 1
         self.cache.remove_node(node)
         self.queue.move_all_to_active_or_backoff(ev.NODE_DELETE, node, None)
 
     # With queueing hints on (v1.35's default) every assigned-pod event goes through the
     # hints of all unschedulable pods.
     def on_pod_add(self, pod: Pod) -> None:
+        self.world_changes += 1
         if pod.spec.node_name:
             self.cache.add_pod(pod)
             self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_ADD, None, pod)
@@ -69,6 +85,7 @@ class EventHandlers:
                                                          lambda p: p.uid != uid)
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
+        self.world_changes += 1
         if new.spec.node_name:
             if old.spec.node_name:
                 self.cache.update_pod(old, new)
@@ -91,6 +108,7 @@ class EventHandlers:
             self.queue.update(old, new)
 
     def on_pod_delete(self, pod: Pod) -> None:
+        self.world_changes += 1
         if pod.spec.node_name:
             if self.cache.get_pod(pod.uid) is not None:
                 self.cache.remove_pod(pod)
@@ -123,6 +141,7 @@ class EventHandlers:
         """Any other object's change (a gang's PodGroup or Workload, ...), already stored in
         handle.objects by the backend: the queue hears of it under ``resource``, the name
         the plugins register their events with."""
+        self.world_changes += 1
         label = f"{resource}{STORAGE_EVENT_ACTIONS[action]}"
         self.queue.move_all_to_active_or_backoff(ev.ClusterEvent(resource, action, label),
                                                  old, new)

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from kubesched.api.types import Pod, PodCondition
 from kubesched.framework import events as ev
@@ -28,6 +29,7 @@ from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, FitError, QueuedPodInfo, ScheduleResult
 from kubesched.framework.waiting import PERMIT_WAIT_MESSAGES, WaitingPod, WaitingPods
 from kubesched.scheduler.algorithm import Algorithm, NoNodesAvailable
+from kubesched.scheduler.failures import Draw, Failure, FailureMemo, ReplayedFitError
 from kubesched.scheduler.observer import Recorder, SchedulerObserver
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,8 @@ class ScheduleOne(Algorithm):
     lock: threading.RLock
     binding_runner: Callable[[Callable[[], None]], None] | None
     _cancel_pre_bind: bool  # v1.36: preempting a pod in PreBind cancels its binding cycle
+    failures: FailureMemo  # failed attempts an identical pod replays
+    world_changes: int
 
     def schedule_one(self) -> bool:
         """One step: the outcomes of pods waiting at Permit if any came (binding cycles or
@@ -176,17 +180,32 @@ class ScheduleOne(Algorithm):
         pod = qpi.pod
         # (wall-clock durations for metrics only: no decision reads them)
         t0 = time.perf_counter() if self.observer is not None else 0.0
+        memo = self.failures
+        key = memo.key(self, fwk, pod)  # an identical pod's failure over this cluster
+        failure = memo.recall(key) if key is not None else None
+        hinted: list[int] = []
+        draws: list[Draw] = []
         try:
             try:
-                result = self.schedule_pod(fwk, state, pod)
+                if failure is not None:
+                    raise self._replay_failure(fwk, state, pod, failure)
+                with memo.watching_hints(fwk, hinted) if key is not None else nullcontext():
+                    result = self.schedule_pod(fwk, state, pod)
             finally:
                 if self.observer is not None:
                     self.observer.algorithm_done(time.perf_counter() - t0)
         except FitError as fe:
             nominated: str | None = ""  # no PostFilter plugin: clear the nomination
             preemption = None
+            node: str | None = None
+            st = Status()
             if fwk.post_filter:
-                node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
+                if failure is not None and failure.post is not None:
+                    memo.redraw(self, failure)
+                    node, st = failure.post
+                else:
+                    with memo.recording(self, draws) if key is not None else nullcontext():
+                        node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
                 if st.code == Code.ERROR:
                     # upstream's HandleErrorWithContext: an error-level line. DynamicResources
                     # ends here (CycleState's "not found") for every pod an earlier PreFilter
@@ -204,6 +223,11 @@ class ScheduleOne(Algorithm):
             if self.decisions is not None:
                 self.decisions.decided(qpi, self.clock.now(), None,
                                        len(fe.diagnosis.node_to_status), 0, message, preemption)
+            if (key is not None and failure is None and not node
+                    and (not fwk.post_filter or st.is_rejected())):
+                memo.keep(self, key, Failure(
+                    fe.num_all_nodes, fe.diagnosis, self.next_start_node_index, bool(hinted),
+                    (node, st) if fwk.post_filter else None, draws, message))
             return None, None
         except (PluginError, NoNodesAvailable, ExtenderError) as err:
             # no node at all is unschedulable, not an error (upstream's schedulingCycle:
@@ -235,6 +259,21 @@ class ScheduleOne(Algorithm):
             return None, None
         self._decided(qpi, result.suggested_host, result, None)
         return result, assumed
+
+    def _replay_failure(self, fwk: Framework, state: CycleState, pod: Pod,
+                        failure: Failure) -> FitError:
+        """An identical pod's failure over this cluster (``failures``), with what its scan
+        did besides: the start index moved, OpportunisticBatching asked (which, the cluster
+        unchanged since a failure, hints nothing: the last cycle did not succeed)."""
+        self.cache.update_snapshot(self.snapshot)
+        if failure.hinted:
+            hint, _sig = fwk.batch.get_node_hint(fwk, state, pod, self.queue.scheduling_cycle,
+                                                 self.snapshot, self.clock.now(),
+                                                 self.handle.rng)
+            if hint:
+                raise RuntimeError(f"a batch hint ({hint}) for a replayed failure")
+        self.next_start_node_index = failure.next_start
+        return ReplayedFitError(pod, failure)
 
     def _undo_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                      st: Status, result: ScheduleResult, assumed: Pod, cycle: int) -> None:

@@ -28,6 +28,7 @@ from kubesched.framework.snapshot import Snapshot
 from kubesched.queue import SchedulingQueue
 from kubesched.releases import at_least
 from kubesched.scheduler.eventhandlers import EventHandlers, waits_for_unscheduled_add
+from kubesched.scheduler.failures import FailureMemo
 from kubesched.scheduler.observer import Recorder
 from kubesched.scheduler.schedule_one import ScheduleOne
 
@@ -96,6 +97,7 @@ class Scheduler(EventHandlers, ScheduleOne):
         self.binding_runner = None
         self._cancel_pre_bind = at_least(self.handle.kubernetes_version, "1.36")
         self._batching = self.config.features.enabled("OpportunisticBatching")
+        self.failures = FailureMemo()
 
     def _all_pods(self) -> list[Pod]:
         """Every pod known: bound ones from the cache (assumed pods are still pending in the

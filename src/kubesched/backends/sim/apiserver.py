@@ -300,6 +300,14 @@ class ApiServer:
         self._count("Node", node.name)
         self.scheduler.on_node_add(node)
 
+    def add_nodes(self, nodes: list[Node]) -> None:
+        """``add_node`` for each of ``nodes`` at this instant, the scheduler told of them
+        together (``on_nodes_add``)."""
+        for node in nodes:
+            self.nodes[node.name] = node
+            self._count("Node", node.name)
+        self.scheduler.on_nodes_add(nodes)
+
     # ------------------------------------------------------------------ watchers
 
     def deliver(self, event: Event) -> None:

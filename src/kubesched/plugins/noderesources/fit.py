@@ -178,6 +178,14 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if self.signs_no_pod():
             return None
         return ((signers.RESOURCES, signers.resources(pod)),)
+
+    def sign_pod_for_filter(self, pod: Pod) -> SignFragments | None:
+        """``sign_pod`` for PreFilter and Filter only (a failed attempt's verdicts): with
+        DRAExtendedResource, a pod that requests no extended resource has none a
+        DeviceClass could turn into a claim."""
+        if self.signs_no_pod() and any(r not in _BASE for r in pod.requests):
+            return None
+        return ((signers.RESOURCES, signers.resources(pod)),)
     filter_reads = READS_RESOURCES
 
     args: NodeResourcesFitArgs

@@ -120,6 +120,15 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             return None
         return ()
 
+    def sign_pod_for_filter(self, pod: Pod) -> SignFragments | None:
+        """``sign_pod`` for PreFilter and Filter only (a failed attempt's verdicts): default
+        constraints that only score (ScheduleAnyway, as the system defaults) leave the
+        filters out of it."""
+        if pod.spec.topology_spread_constraints or any(
+                c.when_unsatisfiable == DO_NOT_SCHEDULE for c in self.default_constraints):
+            return None
+        return ()
+
     args: PodTopologySpreadArgs
 
     def __init__(self, args: PodTopologySpreadArgs | dict[str, Any] | None,

@@ -1,0 +1,185 @@
+"""Failed attempts replayed: a pod identical to one that just failed, over the same cluster,
+fails the same way, so its attempt is the first one's outcome again instead of its
+PreFilter, Filter over every node and PostFilter.
+
+Identical: the same profile, namespace, priority and preemption policy, no nominated node,
+and the same PreFilter/Filter signature — every PreFilter and Filter plugin signs the pod
+(``sign_pod``, OpportunisticBatching's signatures, or ``sign_pod_for_filter`` where a
+plugin's scoring reads more than its filters) and the fragments are equal. The same
+cluster: the cache's generation and the object events the scheduler heard are those of the
+first attempt, and no pod is nominated anywhere (the filters count nominated pods).
+
+Kept: a FitError whose PostFilter found no node to nominate (upstream's "no preemption
+victims" and "preemption is not helpful" answers: nothing is evicted). Replayed: the
+diagnosis and the message, the start index's move, the OpportunisticBatching bookkeeping,
+PostFilter's answer and its draws from the scheduler's random generator (with the same
+arguments: the preemption's offset, which orders a dry run whose answer, with no
+candidate, does not depend on it). Not used with extenders, metrics (they time the
+plugins), or PostFilter plugins other than the in-tree ones that act only on success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kubesched.api.types import Pod
+from kubesched.framework.runtime import Framework
+from kubesched.framework.status import Status
+from kubesched.framework.types import Diagnosis, FitError
+
+if TYPE_CHECKING:
+    from kubesched.scheduler.schedule_one import ScheduleOne as Scheduler
+
+# PostFilter plugins whose unsuccessful answers change nothing (DefaultPreemption evicts and
+# DynamicResources deallocates only when they succeed) and read of the pod only what the
+# key holds.
+REPLAYABLE_POST_FILTERS = frozenset({"DefaultPreemption", "DynamicResources"})
+
+Draw = tuple[str, tuple[Any, ...], dict[str, Any]]
+# pods whose signature is kept (a pod is signed once, retried many times)
+_MAX_SIGNATURES = 65536
+
+
+@dataclass
+class Failure:
+    """What one failed attempt did, to do again."""
+
+    num_all_nodes: int
+    diagnosis: Diagnosis  # post_filter_msg included
+    next_start: int  # next_start_node_index after the scan
+    hinted: bool  # whether OpportunisticBatching was asked for a hint
+    post: tuple[str | None, Status] | None = None  # PostFilter's answer, if any ran
+    draws: list[Draw] = field(default_factory=list)
+    message: str = ""
+
+
+class ReplayedFitError(FitError):
+    """A FitError whose message is known."""
+
+    def __init__(self, pod: Pod, failure: Failure) -> None:
+        d = failure.diagnosis
+        super().__init__(pod, failure.num_all_nodes, Diagnosis(
+            d.node_to_status, set(d.unschedulable_plugins), set(d.pending_plugins),
+            d.pre_filter_msg))
+        self.failure = failure
+
+    def __str__(self) -> str:
+        if self.diagnosis.post_filter_msg == self.failure.diagnosis.post_filter_msg:
+            return self.failure.message
+        return super().__str__()
+
+
+class _RecordingRandom:
+    """The scheduler's generator, with the calls made on it recorded."""
+
+    def __init__(self, rng: Any, draws: list[Draw]) -> None:
+        self._rng = rng
+        self._draws = draws
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        fn = getattr(self._rng, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._draws.append((name, args, kwargs))
+            return fn(*args, **kwargs)
+
+        return call
+
+
+def _filter_signature(fwk: Framework, pod: Pod) -> Hashable | None:
+    """Every PreFilter and Filter plugin's fragments for ``pod``, or None when one cannot
+    sign it — or when the pod has an ephemeral volume, whose claim is named after the pod
+    (two pods with equal templates have different claims)."""
+    if any(v.source is not None and v.source.get("ephemeral") is not None
+           for v in pod.spec.volumes):
+        return None
+    fragments: dict[str, Hashable] = {}
+    seen: set[str] = set()
+    for p in (*fwk.pre_filter, *fwk.filter):
+        if p.name in seen:
+            continue
+        seen.add(p.name)
+        sign = getattr(p, "sign_pod_for_filter", None) or getattr(p, "sign_pod", None)
+        if sign is None:
+            return None
+        got = sign(pod)
+        if got is None:
+            return None
+        fragments.update(got)
+    return tuple(sorted(fragments.items(), key=lambda kv: kv[0]))
+
+
+class FailureMemo:
+    """The failures kept for the cluster as it is now (all forgotten when it changes)."""
+
+    def __init__(self) -> None:
+        self._version: tuple[int, int] | None = None
+        self._failures: dict[Hashable, Failure] = {}
+        self._signatures: dict[str, tuple[Pod, Hashable | None]] = {}  # uid -> pod, its key
+
+    def key(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Hashable | None:
+        """The attempt's key, or None when it may not be kept or replayed."""
+        if (sched.observer is not None or fwk.observer is not None or sched.extenders
+                or pod.status.nominated_node_name or sched.queue.nominator.node_of
+                or any(p.name not in REPLAYABLE_POST_FILTERS for p in fwk.post_filter)):
+            return None
+        got = self._signatures.get(pod.uid)
+        if got is None or got[0] is not pod:
+            if len(self._signatures) >= _MAX_SIGNATURES:
+                self._signatures.clear()
+            got = (pod, _filter_signature(fwk, pod))
+            self._signatures[pod.uid] = got
+        if got[1] is None:
+            return None
+        version = (sched.cache.generation, sched.world_changes)
+        if version != self._version:
+            self._version = version
+            self._failures.clear()
+        return (fwk.profile_name, got[1], pod.namespace, pod.priority,
+                pod.spec.preemption_policy, sched.next_start_node_index)
+
+    def recall(self, key: Hashable) -> Failure | None:
+        return self._failures.get(key)
+
+    def keep(self, sched: Scheduler, key: Hashable, failure: Failure) -> None:
+        """``failure`` for ``key`` (made by ``key`` before the attempt), unless the attempt
+        changed the cluster."""
+        if (sched.cache.generation, sched.world_changes) == self._version:
+            self._failures[key] = failure
+
+    @staticmethod
+    @contextmanager
+    def recording(sched: Scheduler, draws: list[Draw]) -> Iterator[None]:
+        """The scheduler's generator recording into ``draws`` meanwhile."""
+        rng = sched.handle.rng
+        sched.handle.rng = _RecordingRandom(rng, draws)  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            sched.handle.rng = rng
+
+    @staticmethod
+    @contextmanager
+    def watching_hints(fwk: Framework, calls: list[int]) -> Iterator[None]:
+        """OpportunisticBatching's ``get_node_hint`` counting its calls into ``calls``."""
+        batch = fwk.batch
+        real = batch.get_node_hint
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return real(*args, **kwargs)
+
+        setattr(batch, "get_node_hint", counted)  # noqa: B010 (a method, for a while)
+        try:
+            yield
+        finally:
+            delattr(batch, "get_node_hint")
+
+    @staticmethod
+    def redraw(sched: Scheduler, failure: Failure) -> None:
+        rng = sched.handle.rng
+        for name, args, kwargs in failure.draws:
+            getattr(rng, name)(*args, **kwargs)
