@@ -84,7 +84,8 @@ def answer(scenario_text: str, pod_text: str, max_count: int | None) -> dict[str
     return {**out.as_json(), "copies": out.copies}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_capacity_of_the_state_after_the_run_is_the_scenarios(case: tuple[str, str, int | None]
                                                              ) -> None:
