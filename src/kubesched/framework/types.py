@@ -113,6 +113,13 @@ class NodeToStatus:
     def get(self, name: str) -> Status:
         return self.statuses.get(name, self.absent)
 
+    def copy(self) -> NodeToStatus:
+        """Another NodeToStatus with the same statuses (the bulk chunks are shared: they are
+        never changed, only replaced)."""
+        out = NodeToStatus(self._explicit, self.absent)
+        out._bulk = list(self._bulk)
+        return out
+
     def set(self, name: str, status: Status) -> None:
         self.statuses[name] = status
 

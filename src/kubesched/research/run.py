@@ -13,6 +13,7 @@ from kubesched.config import SchedulerConfiguration, load_config
 from kubesched.config.features import FeatureGates
 from kubesched.framework import Plugin
 from kubesched.plugins.loading import check_plugin_class
+from kubesched.research.equivalence import PodEquivalence
 from kubesched.research.gpushare import GpuShare, pod_gpu
 from kubesched.research.openb import OpenbSpec, TracePod, load_openb
 from kubesched.research.policies import (
@@ -23,6 +24,7 @@ from kubesched.research.policies import (
     typical_pods,
     typical_to_args,
 )
+from kubesched.scheduler.failure_memo import FailureMemo
 
 
 def policy_config(policy: str, typical: list[dict[str, Any]], tiebreak: str = "simulator"
@@ -130,6 +132,17 @@ def curve(sc: Scenario, result: SimResult) -> list[tuple[int, int]]:
     return out
 
 
+def simulate(sc: Scenario, cfg: SchedulerConfiguration, seed: int, *,
+             memo: bool = True) -> SimResult:
+    """One run of a trace's scenario. ``memo``: a failed filter scan answers the
+    equivalent pods tried before the cluster changes (scheduler.failure_memo); the
+    placements, messages and random draws are those of a run without it."""
+    sim = SimCluster(sc, cfg, seed=seed)
+    if memo:
+        sim.scheduler.failure_memo = FailureMemo(PodEquivalence())
+    return sim.run()
+
+
 def replay(spec: OpenbSpec, policy: str, *, seed: int | None = None,
            name: str | None = None, features: FeatureGates | None = None,
            tiebreak: str = "simulator") -> Replay:
@@ -141,7 +154,7 @@ def replay(spec: OpenbSpec, policy: str, *, seed: int | None = None,
     gates = features or FeatureGates()
     sc, trace, nodes = load_openb(spec, release=gates.version)
     cfg = scheduler_config(policy, trace, gates, tiebreak)
-    result = SimCluster(sc, cfg, seed=spec.seed).run()
+    result = simulate(sc, cfg, spec.seed)
     total = sum(n.gpus for n in nodes) * 1000
     cur = curve(sc, result)
     # Allocation at the end of the run: in the paper's construction nothing leaves.

@@ -41,6 +41,7 @@ from kubesched.framework.types import (
     ScheduleResult,
 )
 from kubesched.queue import SchedulingQueue
+from kubesched.scheduler.failure_memo import FailureMemo
 from kubesched.scheduler.observer import DecisionObserver
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class Algorithm:
     next_start_node_index: int
     _batching: bool  # OpportunisticBatching
     decisions: DecisionObserver | None  # the decision record (simulate --decisions)
+    failure_memo: FailureMemo | None  # failed filter scans reused (trace replays opt in)
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         self.cache.update_snapshot(self.snapshot)
@@ -197,7 +199,18 @@ class Algorithm:
                 to_find = 1
             start = self.next_start_node_index % len(nodes)
         order = np.concatenate([nodes[start:], nodes[:start]]) if start else nodes
-        feasible = self._filter_in_order(fwk, state, pod, order, to_find, diagnosis)
+        memo = self.failure_memo
+        key = None
+        if (memo is not None and not exhaustive and not nnn and pre_res.all_nodes()
+                and not self.extenders and not NominatedPods.of(state, self.handle, pod).pods):
+            key = memo.key(fwk.profile_name, snap, state, pod, start)
+        hit = memo.get(key) if memo is not None and key is not None else None
+        if hit is not None:  # an equivalent pod failed on this very snapshot
+            diagnosis, feasible = hit, np.zeros(0, dtype=np.int64)
+        else:
+            feasible = self._filter_in_order(fwk, state, pod, order, to_find, diagnosis)
+            if memo is not None and key is not None and not len(feasible):
+                memo.put(key, diagnosis)
         if not exhaustive:
             processed = len(feasible) + len(diagnosis.node_to_status)
             self.next_start_node_index = (self.next_start_node_index + processed) % n_all

@@ -52,6 +52,7 @@ class Scheduler(EventHandlers, ScheduleOne):
         self.recorder = recorder
         self.observer = None  # metrics (kubesched.metrics)
         self.decisions = None  # the decision record (simulate --decisions)
+        self.failure_memo = None  # a FailureMemo, for callers that define pod equivalence
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.handle = Handle(snapshot=self.snapshot, backend=backend, clock=clock,
