@@ -11,7 +11,10 @@ N = 4 gives 304 nodes and 2679 pods after inflation) in a temporary folder. ``--
 DIR`` writes each policy's records (pod, node, time, attempts, message: everything the
 placements log holds) as ``DIR/<policy>.jsonl``; ``--compare DIR`` reads them back and exits 1
 naming the first pod that differs. Each line printed gives the policy, the pods scheduled,
-the simulator's wall seconds and the load average when the replay ended.
+the simulator's wall seconds, the process's CPU seconds (``getrusage``: loading the trace,
+the run) and the load average when the replay ended. ``--ratio`` and ``--tiebreak`` pick
+the sweep's other axes; ``--no-memo`` runs without replaying failed
+attempts (scheduler/failures.py), to compare.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 from pathlib import Path
@@ -38,11 +42,26 @@ def reduce_trace(data: Path, pods: str, every: int, out: Path) -> None:
         (out / name).write_text(lines[0] + "".join(lines[1::every]), encoding="utf-8")
 
 
-def records(spec: OpenbSpec, policy: str) -> tuple[list[str], int, float]:
+def cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def records(spec: OpenbSpec, policy: str, tiebreak: str = "simulator", memo: bool = True
+            ) -> tuple[list[str], int, float, float, float]:
+    """The run's records, pods scheduled, its wall seconds, and the CPU seconds of loading
+    the trace and of the run."""
+    c0 = cpu_seconds()
     sc, trace, _nodes = load_openb(spec)
-    result = SimCluster(sc, scheduler_config(policy, trace), seed=spec.seed).run()
+    cfg = scheduler_config(policy, trace, tiebreak=tiebreak)
+    c1 = cpu_seconds()
+    sim = SimCluster(sc, cfg, seed=spec.seed)
+    if not memo:
+        sim.scheduler.failures.key = lambda *_: None  # type: ignore[method-assign]
+    result = sim.run()
+    c2 = cpu_seconds()
     lines = [json.dumps([r.key, r.node, r.time, r.attempts, r.message]) for r in result.records]
-    return lines, result.scheduled, result.wall_seconds
+    return lines, result.scheduled, result.wall_seconds, c1 - c0, c2 - c1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pods", default="default", help="trace: default, cpu200, ...")
     ap.add_argument("--policy", action="append", help=f"repeatable (default: {POLICIES})")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--ratio", type=float, default=1.3)
+    ap.add_argument("--tiebreak", default="simulator", choices=("simulator", "uniform"))
+    ap.add_argument("--no-memo", action="store_true", help="without replaying failed attempts")
     ap.add_argument("--every", type=int, default=1, help="keep every N-th node and pod")
     ap.add_argument("--placements", type=Path, help="write DIR/<policy>.jsonl")
     ap.add_argument("--compare", type=Path, help="compare with DIR/<policy>.jsonl")
@@ -60,11 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.every > 1:
             data = Path(tmp)
             reduce_trace(args.data, args.pods, args.every, data)
-        spec = OpenbSpec(data, args.pods, seed=args.seed)
+        spec = OpenbSpec(data, args.pods, ratio=args.ratio, seed=args.seed)
         status = 0
         for policy in args.policy or POLICIES:
-            lines, scheduled, wall = records(spec, policy)
-            print(f"{policy}: {scheduled}/{len(lines)} scheduled, {wall:.1f} s, "
+            lines, scheduled, wall, load_cpu, run_cpu = records(spec, policy, args.tiebreak,
+                                                                not args.no_memo)
+            print(f"{policy}: {scheduled}/{len(lines)} scheduled, {wall:.1f} s, CPU "
+                  f"{load_cpu:.1f} s loading + {run_cpu:.1f} s run, "
                   f"load average {os.getloadavg()[0]:.1f}", flush=True)
             if args.placements is not None:
                 args.placements.mkdir(parents=True, exist_ok=True)

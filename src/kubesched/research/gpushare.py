@@ -37,6 +37,7 @@ from kubesched.framework import (
     unschedulable,
 )
 from kubesched.framework.events import Resource
+from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.table_cache import NodeValue, RowVersions
 
@@ -417,6 +418,13 @@ class GpuShare(_GpuBase, FilterPlugin, ReservePlugin):
 
             self._chooser = gpu_chooser(self.method, self.args)
         return self._chooser(node, pod)
+
+    def sign_pod_for_filter(self, pod: Pod) -> SignFragments | None:
+        """What Filter reads of a pod (its GPU share, count and models), so that a failed
+        attempt is replayed for an identical pod (scheduler/failures.py). Not ``sign_pod``:
+        that would also let OpportunisticBatching batch these pods, which it does not today."""
+        pg = pod_gpu(pod)
+        return (("GpuShare", (pg.milli, pg.count, pg.models)),)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         pg = pod_gpu(pod)

@@ -22,7 +22,9 @@ Two ways to order them in time:
 from __future__ import annotations
 
 import csv
+import hashlib
 import math
+import pickle
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -359,11 +361,41 @@ def parse_spec(text: str, data: Path | None = None) -> OpenbSpec:
     return spec
 
 
-def load_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION
-               ) -> tuple[Scenario, list[TracePod], list[TraceNode]]:
+Loaded = tuple[Scenario, list[TracePod], list[TraceNode]]
+# The scenarios this process built last, pickled (a run may change the objects it is given;
+# each caller gets its own): a sweep's worker replays one workload under every policy and
+# tie-break in turn, and building it costs about as much as unpickling it five times.
+_BUILT: dict[tuple[Any, ...], bytes] = {}
+_BUILT_KEEP = 2
+
+
+def load_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION) -> Loaded:
     """The scenario of ``spec`` as Kubernetes ``release`` loads it, with the trace's pods
     as read (FGD's target workload) and its nodes. As in the simulator, one generator draws
-    the workload, then the nodes' tie-break order."""
+    the workload, then the nodes' tie-break order. Built once per process for a spec,
+    release and the trace files' contents."""
+    key = (_file_key(spec.node_file), _file_key(spec.pod_file), spec.order, spec.ratio,
+           spec.seed, release)
+    got = _BUILT.get(key)
+    if got is not None:
+        out: Loaded = pickle.loads(got)
+        return out
+    built = build_openb(spec, release=release)
+    while len(_BUILT) >= _BUILT_KEEP:
+        del _BUILT[next(iter(_BUILT))]
+    _BUILT[key] = pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL)
+    return built
+
+
+def _file_key(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None  # reading it gives the error
+
+
+def build_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION) -> Loaded:
+    """``load_openb`` without the process's cache."""
     nodes = read_nodes(spec.node_file)
     trace = read_pods(spec.pod_file)
     rng = random.Random(spec.seed)
