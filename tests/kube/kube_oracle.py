@@ -288,24 +288,21 @@ class Oracle:
         for kind in [POD, *reversed(KINDS.values()), NODE]:
             for ns in namespaces if kind.namespaced else [None]:
                 path = kind.path(ns)
-                if kind is NODE or kind.plural == "persistentvolumes" or kind.status:
-                    for o in self.cp.request("GET", path)["items"]:
-                        if o["metadata"].get("finalizers"):
-                            self.cp.request("PATCH", kind.path(ns, o["metadata"]["name"]),
-                                            {"metadata": {"finalizers": None}},
-                                            content_type="application/merge-patch+json")
-                query = "?gracePeriodSeconds=0" if kind is POD else ""
-                if kind.plural == "priorityclasses":
-                    for o in self.cp.request("GET", path)["items"]:
-                        if not o["metadata"]["name"].startswith("system-"):
-                            self.cp.request("DELETE", kind.path(None, o["metadata"]["name"]))
-                    continue
-                if kind.plural == "services":
-                    for o in self.cp.request("GET", path)["items"]:
-                        if o["metadata"]["name"] != "kubernetes":
-                            self.cp.request("DELETE", kind.path(ns, o["metadata"]["name"]))
-                    continue
-                self.cp.request("DELETE", path + query)
+                items = self.cp.request("GET", path)["items"]
+                for o in items:
+                    if o["metadata"].get("finalizers"):
+                        self.cp.request("PATCH", kind.path(ns, o["metadata"]["name"]),
+                                        {"metadata": {"finalizers": None}},
+                                        content_type="application/merge-patch+json")
+                if kind.plural in ("priorityclasses", "services"):
+                    # the built-in ones stay: system-* classes, the kubernetes Service
+                    for o in items:
+                        name = o["metadata"]["name"]
+                        if not name.startswith("system-") and name != "kubernetes":
+                            self.cp.request("DELETE", kind.path(ns, name))
+                elif items:
+                    query = "?gracePeriodSeconds=0" if kind is POD else ""
+                    self.cp.request("DELETE", path + query)
 
     # -------------------------------------------------------------- kube-scheduler
 
