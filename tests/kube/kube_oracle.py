@@ -1,15 +1,22 @@
-"""The real kube-scheduler as an oracle (issue 23, point 3 — the harness; banking verdicts is
-still to do): a scenario put into a real kube-apiserver, kube-scheduler v1.36 placing its
+"""The real kube-scheduler as an oracle (issue 23, point 3; ``bank_oracle.py`` banks its
+verdicts): a scenario put into a real kube-apiserver, kube-scheduler v1.36 placing its
 pending pods one at a time, each pod's node or FailedScheduling message recorded.
 
     python tests/kube/kube_oracle.py SCENARIO.yaml [--out VERDICTS.json]
 
-The scenario's Namespaces, PriorityClasses, Nodes (made Ready, as no kubelet runs here: the
-not-ready taint admission adds replaced by the scenario's own taints, status written through
-the status subresource) and bound pods are created first; then the pending pods, in file
-order, each created only once the previous one is bound or has a FailedScheduling event (a
-pod the API server refuses is recorded with its refusal). Other kinds are not loaded yet. A
-``KubeSchedulerConfiguration`` in the scenario is kube-scheduler's ``--config``.
+The scenario's objects of the kinds in ``KINDS`` (namespaces, priority classes, storage,
+workload controllers, DRA; their ``status`` written through the status subresource, as
+their controllers would; one the scenario has as being deleted created with a finalizer and
+deleted), its Nodes (made Ready, as no kubelet runs here: the not-ready taint
+admission adds replaced by the scenario's own taints) and bound pods are created first, each
+pod adopted by the ReplicaSet, ReplicationController or StatefulSet its controller reference
+names or whose selector matches it (as the controller-manager, absent here, would); then
+the pending pods, in file order, each created only once the previous one is decided: bound,
+nominated before a PreBind that waits on a controller this control plane lacks (a volume to
+provision or bind; kube-scheduler v1.36 writes ``nominatedNodeName`` first), or given a
+FailedScheduling event (a pod the API server refuses is recorded with its refusal). A
+``KubeSchedulerConfiguration`` in the scenario is kube-scheduler's ``--config``. ``clear``
+removes everything a scenario made, so that one control plane serves many.
 ``with_arrivals`` gives the same scenario for ``kubesched simulate``: the pending pods
 arriving one virtual second apart, in that order.
 """
@@ -21,6 +28,7 @@ import json
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +39,83 @@ from kube_envtest import ApiFailure, ControlPlane, stop, track
 
 SCHEDULER_KIND = "KubeSchedulerConfiguration"
 ARRIVAL = "kubesched.io/arrival"
+HOLD = "kubesched.io/oracle-hold"  # keeps an object the scenario has as being deleted
 SYSTEM_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
 _DROP_MD = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "generation",
-            "selfLink", "ownerReferences")
+            "selfLink", "ownerReferences", "finalizers")
+
+
+@dataclass(frozen=True)
+class Kind:
+    prefix: str  # /api/v1 or /apis/GROUP/VERSION
+    plural: str
+    namespaced: bool
+    status: bool = False  # its status is written through the status subresource
+
+    def path(self, namespace: str | None, name: str = "") -> str:
+        p = self.prefix + (f"/namespaces/{namespace}" if self.namespaced else "")
+        return f"{p}/{self.plural}" + (f"/{name}" if name else "")
+
+
+# In creation order: what a kind refers to comes before it.
+KINDS = {
+    "PriorityClass": Kind("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
+    "StorageClass": Kind("/apis/storage.k8s.io/v1", "storageclasses", False),
+    "CSIDriver": Kind("/apis/storage.k8s.io/v1", "csidrivers", False),
+    "CSINode": Kind("/apis/storage.k8s.io/v1", "csinodes", False),
+    "CSIStorageCapacity": Kind("/apis/storage.k8s.io/v1", "csistoragecapacities", True),
+    "PersistentVolume": Kind("/api/v1", "persistentvolumes", False, status=True),
+    "PersistentVolumeClaim": Kind("/api/v1", "persistentvolumeclaims", True, status=True),
+    "Service": Kind("/api/v1", "services", True),
+    "ReplicationController": Kind("/api/v1", "replicationcontrollers", True),
+    "ReplicaSet": Kind("/apis/apps/v1", "replicasets", True),
+    "StatefulSet": Kind("/apis/apps/v1", "statefulsets", True),
+    "PodDisruptionBudget": Kind("/apis/policy/v1", "poddisruptionbudgets", True, status=True),
+    "DeviceClass": Kind("/apis/resource.k8s.io/v1", "deviceclasses", False),
+    "ResourceSlice": Kind("/apis/resource.k8s.io/v1", "resourceslices", False),
+    "ResourceClaim": Kind("/apis/resource.k8s.io/v1", "resourceclaims", True, status=True),
+    "ResourceClaimTemplate": Kind("/apis/resource.k8s.io/v1", "resourceclaimtemplates", True),
+}
+POD = Kind("/api/v1", "pods", True)
+NODE = Kind("/api/v1", "nodes", False)
+
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class Refused(Exception):
+    """The API server refused an object of the scenario (422 and the like)."""
+
+
+# The controllers that adopt orphan pods their selector matches, in the order the simulator's
+# controllers adopt (backends/sim/controllers.py), as upstream's do within moments of a pod's
+# creation; this control plane runs no controller-manager, so the harness adopts for them.
+ADOPTERS = ("ReplicaSet", "ReplicationController", "StatefulSet")
+
+
+def selector_matches(selector: dict[str, Any] | None, labels: dict[str, str],
+                     *, set_based: bool = True) -> bool:
+    """A controller's ``spec.selector`` against a pod's labels (a ReplicationController's is
+    a plain map); an empty or missing selector matches nothing, as for adoption."""
+    if not selector:
+        return False
+    if not set_based:
+        return all(labels.get(k) == v for k, v in selector.items())
+    if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
+        return False
+    for e in selector.get("matchExpressions") or []:
+        key, op, values = e["key"], e["operator"], e.get("values") or []
+        ok = {"In": key in labels and labels[key] in values,
+              "NotIn": key not in labels or labels[key] not in values,
+              "Exists": key in labels, "DoesNotExist": key not in labels}[op]
+        if not ok:
+            return False
+    return bool(selector.get("matchLabels") or selector.get("matchExpressions"))
 
 
 def load_objects(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for doc in yaml.safe_load_all(path.read_text()):
+    for doc in yaml.load_all(path.read_text(), Loader=_Loader):
         if not isinstance(doc, dict):
             continue
         if doc.get("kind", "").endswith("List") and "items" in doc:
@@ -79,19 +156,26 @@ class Oracle:
         self.assets = assets
         self.dir = workdir
         self.proc: subprocess.Popen[bytes] | None = None
+        self.controllers: list[dict[str, Any]] = []  # as created: their uids
 
     # -------------------------------------------------------------- the scenario
 
     def _namespaces(self, objects: list[dict[str, Any]]) -> None:
         names = {o["metadata"].get("namespace", "default") for o in objects
-                 if o.get("kind") == "Pod"}
+                 if (o.get("kind") in KINDS and KINDS[o["kind"]].namespaced)
+                 or o.get("kind") == "Pod"}
         names |= {o["metadata"]["name"] for o in objects if o.get("kind") == "Namespace"}
         labels = {o["metadata"]["name"]: o["metadata"].get("labels") or {}
                   for o in objects if o.get("kind") == "Namespace"}
         for ns in sorted(names - SYSTEM_NAMESPACES):
-            self._create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
-                                                 "metadata": {"name": ns,
-                                                              "labels": labels.get(ns, {})}})
+            if self._create("/api/v1/namespaces", {
+                    "apiVersion": "v1", "kind": "Namespace",
+                    "metadata": {"name": ns, "labels": labels.get(ns, {})}}) is None:
+                # a namespace outlives its scenario (no namespace controller): its labels
+                # are this scenario's
+                self.cp.request("PATCH", f"/api/v1/namespaces/{ns}",
+                                {"metadata": {"labels": labels.get(ns) or None}},
+                                content_type="application/merge-patch+json")
 
     def _create(self, path: str, body: dict[str, Any]) -> Any:
         try:
@@ -101,11 +185,38 @@ class Oracle:
                 raise
             return None
 
+    def _object(self, obj: dict[str, Any]) -> None:
+        kind = KINDS[obj["kind"]]
+        obj = _clean(obj)
+        status = obj.pop("status", None)
+        ns = obj["metadata"].setdefault("namespace", "default") if kind.namespaced else None
+        if not kind.namespaced:
+            obj["metadata"].pop("namespace", None)
+        path = kind.path(ns)
+        deleting = obj["metadata"].pop("deletionTimestamp", None)
+        if deleting:
+            # held by a finalizer, then deleted: the server sets its own deletionTimestamp
+            obj["metadata"]["finalizers"] = [HOLD]
+        try:
+            created = self.cp.request("POST", path, obj)
+        except ApiFailure as e:
+            raise Refused(f"{obj['kind']} {obj['metadata']['name']}: {e}") from None
+        if deleting:
+            self.cp.request("DELETE", kind.path(ns, obj["metadata"]["name"]))
+        if obj["kind"] in ADOPTERS:
+            self.controllers.append(created)
+        if status and kind.status:
+            self.cp.request("PATCH", kind.path(ns, obj["metadata"]["name"]) + "/status",
+                            {"status": status}, content_type="application/merge-patch+json")
+
     def _node(self, obj: dict[str, Any]) -> None:
         obj = _clean(obj)
         status = obj.pop("status", {}) or {}
         name = obj["metadata"]["name"]
-        self.cp.request("POST", "/api/v1/nodes", obj)
+        try:
+            self.cp.request("POST", "/api/v1/nodes", obj)
+        except ApiFailure as e:
+            raise Refused(f"Node {name}: {e}") from None
         # admission's node.kubernetes.io/not-ready taint replaced by the scenario's taints
         self.cp.request("PATCH", f"/api/v1/nodes/{name}",
                         {"spec": {"taints": (obj.get("spec") or {}).get("taints")}},
@@ -118,25 +229,80 @@ class Oracle:
                         content_type="application/merge-patch+json")
 
     def load(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Everything but the pending pods created; those returned, in file order."""
+        """Everything but the pending pods created; those returned, in file order.
+        ``Refused`` when the API server refuses one of them."""
         self._namespaces(objects)
+        self.controllers = []
+        for kind in KINDS:
+            for obj in objects:
+                if obj.get("kind") == kind:
+                    self._object(obj)
         for obj in objects:
-            kind = obj.get("kind")
-            if kind == "PriorityClass":
-                self._create("/apis/scheduling.k8s.io/v1/priorityclasses", _clean(obj))
-            elif kind == "Node":
+            if obj.get("kind") == "Node":
                 self._node(obj)
         for obj in objects:
             if obj.get("kind") == "Pod" and not is_pending(obj):
-                self._pod(obj)
+                try:
+                    self._pod(obj)
+                except ApiFailure as e:
+                    raise Refused(f"Pod {obj['metadata']['name']}: {e}") from None
         return [o for o in objects if is_pending(o)]
 
+    def _owner(self, pod: dict[str, Any]) -> dict[str, Any] | None:
+        """The controller reference of ``pod`` on this server: the controller its own
+        reference names, else the first to adopt it (see ADOPTERS)."""
+        md = pod["metadata"]
+        ns = md.get("namespace", "default")
+        mine = [c for c in self.controllers if c["metadata"]["namespace"] == ns]
+        ref = next((r for r in md.get("ownerReferences") or [] if r.get("controller")), None)
+        if ref is not None:
+            found = [c for c in mine if (c["kind"], c["metadata"]["name"]) == (
+                ref.get("kind"), ref.get("name"))]
+        else:
+            labels = md.get("labels") or {}
+            found = [c for kind in ADOPTERS for c in mine if c["kind"] == kind
+                     and selector_matches(c["spec"].get("selector"), labels,
+                                          set_based=kind != "ReplicationController")]
+        if not found:
+            return None
+        c = found[0]
+        return {"apiVersion": c["apiVersion"], "kind": c["kind"],
+                "name": c["metadata"]["name"], "uid": c["metadata"]["uid"],
+                "controller": True, "blockOwnerDeletion": True}
+
     def _pod(self, obj: dict[str, Any]) -> dict[str, Any]:
+        owner = self._owner(obj)
         obj = _clean(obj)
         obj.pop("status", None)
         obj["spec"].pop("priority", None)  # the Priority admission plugin sets it
+        if owner is not None:
+            obj["metadata"]["ownerReferences"] = [owner]
         ns = obj["metadata"].setdefault("namespace", "default")
         return self.cp.request("POST", f"/api/v1/namespaces/{ns}/pods", obj)  # type: ignore[no-any-return]
+
+    def clear(self) -> None:
+        """Every object a scenario may have made removed (pods with grace period 0, as no
+        kubelet confirms a deletion; finalizers dropped, as no controller would)."""
+        namespaces = [n["metadata"]["name"]
+                      for n in self.cp.request("GET", "/api/v1/namespaces")["items"]]
+        for kind in [POD, *reversed(KINDS.values()), NODE]:
+            for ns in namespaces if kind.namespaced else [None]:
+                path = kind.path(ns)
+                items = self.cp.request("GET", path)["items"]
+                for o in items:
+                    if o["metadata"].get("finalizers"):
+                        self.cp.request("PATCH", kind.path(ns, o["metadata"]["name"]),
+                                        {"metadata": {"finalizers": None}},
+                                        content_type="application/merge-patch+json")
+                if kind.plural in ("priorityclasses", "services"):
+                    # the built-in ones stay: system-* classes, the kubernetes Service
+                    for o in items:
+                        name = o["metadata"]["name"]
+                        if not name.startswith("system-") and name != "kubernetes":
+                            self.cp.request("DELETE", kind.path(ns, name))
+                elif items:
+                    query = "?gracePeriodSeconds=0" if kind is POD else ""
+                    self.cp.request("DELETE", path + query)
 
     # -------------------------------------------------------------- kube-scheduler
 
@@ -163,6 +329,11 @@ class Oracle:
 
     # -------------------------------------------------------------- one at a time
 
+    def _failed(self, ns: str, uid: str) -> list[dict[str, Any]]:
+        evs = self.cp.request("GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events"
+                              "?fieldSelector=reason%3DFailedScheduling")["items"]
+        return [e for e in evs if e["regarding"].get("uid") == uid]
+
     def place(self, pending: list[dict[str, Any]], timeout: float = 30.0
               ) -> list[dict[str, Any]]:
         """Each pending pod created and decided before the next: its node, or the message
@@ -182,6 +353,7 @@ class Oracle:
             uid = created["metadata"]["uid"]
             deadline = time.monotonic() + timeout
             verdict: dict[str, Any] | None = None
+            nominated_at = 0.0
             while verdict is None:
                 if self.proc is not None and self.proc.poll() is not None:
                     raise RuntimeError("kube-scheduler exited; see "
@@ -193,10 +365,16 @@ class Oracle:
                     verdict = {"pod": f"{ns}/{name}", "node": cur["spec"]["nodeName"],
                                "message": None}
                     break
-                evs = self.cp.request(
-                    "GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events")["items"]
-                failed = [e for e in evs if e.get("reason") == "FailedScheduling"
-                          and e["regarding"].get("uid") == uid]
+                failed = self._failed(ns, uid)
+                nominated = (cur.get("status") or {}).get("nominatedNodeName")
+                if nominated and not failed:
+                    # set before a PreBind that waits for a volume controller; preemption
+                    # nominates too, but with a FailedScheduling event right behind
+                    nominated_at = nominated_at or time.monotonic()
+                    if time.monotonic() - nominated_at > 1.0:
+                        verdict = {"pod": f"{ns}/{name}", "node": nominated,
+                                   "message": None, "nominated": True}
+                        break
                 if failed:
                     verdict = {"pod": f"{ns}/{name}", "node": None,
                                "message": failed[0]["note"]}
