@@ -1,6 +1,7 @@
 """Resource requirements and pod specs judged once per distinct content (``api.samevalue``,
-issue 22): each pod still gets its own objects and its own nodeName, values that compare equal but are read differently are not
-confused, and a refusal still names its own object."""
+issue 22): each pod still gets its own objects and its own nodeName, values that compare
+equal but are read differently are not confused, and a refusal still names its own
+object."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ import orjson
 import yaml
 
 from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
+from kubesched.api.blockyaml import block_documents
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
 from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
@@ -287,6 +288,11 @@ class _ScenarioBuilder:
         if progress is not None:
             progress.parsing(source)
         docs = _json_documents(text)
+        if docs is None:
+            docs = block_documents(text, _Loader(""))
+            if docs is not None and progress is not None:
+                for _ in docs:
+                    progress.document()
         if docs is None:
             docs = []
             try:
