@@ -1,14 +1,18 @@
-"""Resource requirements judged once per distinct content (``api.samevalue``, issue 22): each
-pod still gets its own objects, values that compare equal but are read differently are not
-confused, and a refusal still names its own object."""
+"""Resource requirements and pod specs judged once per distinct content (``api.samevalue``,
+issue 22): each pod still gets its own objects and its own nodeName, values that compare
+equal but are read differently are not confused, and a refusal still names its own
+object."""
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
 
 from kubesched.api.parse import parse_pod
+from kubesched.api.samevalue import pod_spec_key
+from kubesched.api.scenario import load_scenario_docs
 from kubesched.errors import InputError
 
 
@@ -40,3 +44,63 @@ def test_a_refusal_names_each_object() -> None:
         with pytest.raises(InputError) as e:
             parse_pod(_pod(name, bad))
         assert "spec.containers[0].resources.requests.cpu" in str(e.value)
+
+
+# ---------------------------------------------------------------- whole pod specs
+
+
+def _doc(name: str, node: Any = None, labels: dict[str, str] | None = None,
+         **spec: Any) -> dict[str, Any]:
+    s: dict[str, Any] = {"containers": [{"name": "c", "image": "i", "resources": {
+        "requests": {"cpu": "100m", "memory": "500Mi"}}}], **spec}
+    if node is not None:
+        s["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "d", "labels": labels or {}}, "spec": s}
+
+
+def _load(*docs: dict[str, Any]) -> Any:
+    return load_scenario_docs(list(docs), "dump.yaml")
+
+
+def test_pods_of_one_template_keep_their_own_node_and_objects() -> None:
+    sc = _load(_doc("a", "n1"), _doc("b", "n2"), _doc("c"))
+    a, b, c = sc.pods
+    assert (a.spec.node_name, b.spec.node_name, c.spec.node_name) == ("n1", "n2", "")
+    assert a.spec.containers == b.spec.containers == c.spec.containers
+    assert a.spec.containers[0] is not b.spec.containers[0]
+    assert a.requests == b.requests == {"cpu": 100, "memory": 500 << 20}
+    assert a.requests is not b.requests
+    assert a.raw_spec is not None and a.raw_spec["nodeName"] == "n1"
+
+
+def test_a_template_seen_before_still_refuses_its_pods_node_name() -> None:
+    # the first pod makes the template known; the second differs only in its nodeName,
+    # which the schema check, the validation and the parse judge per pod
+    with pytest.raises(InputError) as e:
+        _load(_doc("a", "n1"), _doc("b", 5))
+    assert "Pod d/b" in str(e.value) and "spec.nodeName" in str(e.value)
+    with pytest.raises(InputError) as e:
+        _load(_doc("a", "n1"), _doc("b", "Not_A_Name"))
+    assert "Pod d/b" in str(e.value) and "spec.nodeName" in str(e.value)
+    with pytest.raises(InputError) as e:
+        parse_pod(_doc("b", ["n"]))
+    assert "spec.nodeName" in str(e.value)
+
+
+def test_match_label_keys_read_each_pods_labels() -> None:
+    spread = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "x"}}, "matchLabelKeys": ["rev"]}]
+    sc = _load(_doc("a", labels={"app": "x", "rev": "1"}, topologySpreadConstraints=spread),
+               _doc("b", labels={"app": "x", "rev": "2"}, topologySpreadConstraints=spread))
+    sel = [p.spec.topology_spread_constraints[0].label_selector for p in sc.pods]
+    assert sel[0] != sel[1]
+    assert "2" in repr(sel[1]) and "2" not in repr(sel[0])
+
+
+def test_spec_keys_tell_types_apart() -> None:
+    keys = {pod_spec_key({"x": v}) for v in (1, 1.0, True, "1", None, [1], {"1": 1})}
+    assert len(keys) == 7
+    assert pod_spec_key({"x": 1, "nodeName": "a"}) == pod_spec_key({"x": 1, "nodeName": "b"})
+    assert pod_spec_key({"x": datetime.date(2024, 1, 1)}) is None
+    assert pod_spec_key(["not", "a", "mapping"]) is None

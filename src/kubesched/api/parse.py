@@ -17,14 +17,16 @@ the file. Missing or null collections are empty. Defaulting applied, as the API 
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from kubesched.api import resources as _res
 from kubesched.api.quantity import parse_quantity, resource_value
-from kubesched.api.samevalue import remember, requirements_key
+from kubesched.api.samevalue import pod_spec_key, remember, requirements_key
 from kubesched.api.types import (
     Affinity,
     Container,
@@ -690,9 +692,66 @@ def parse_pod(d: Any, *, source: str | None = None) -> Pod:
     return pod
 
 
+@dataclass(slots=True)
+class _Template:
+    """What a pod spec parses into, before its nodeName (``_parse_pod``'s memo)."""
+
+    spec: PodSpec
+    requests: Resources
+    non_zero_cpu: int
+    non_zero_memory: int
+
+
+_TEMPLATES: dict[Any, _Template] = {}
+
+
 def _parse_pod(d: dict[str, Any]) -> Pod:
     meta = parse_meta(d.get("metadata"))
     s = _dict(d.get("spec"), "spec")
+    key = pod_spec_key(s, meta.labels)
+    known = None if key is None else _TEMPLATES.get(key)
+    if known is None:
+        spec, status = _parse_pod_spec(s, meta), _parse_pod_status(d)
+        pod = Pod(metadata=meta, spec=spec, status=status, raw_spec=s)
+        _default_pod_level_resources(pod)
+        _res.compute_pod_resources(pod)
+        if key is not None:
+            template = _own_spec(spec)
+            template.node_name = ""
+            remember(_TEMPLATES, key, _Template(template, dict(pod.requests), pod.non_zero_cpu,
+                                                pod.non_zero_memory))
+        return pod
+    spec = _own_spec(known.spec)
+    spec.node_name = _str(s.get("nodeName"), "spec.nodeName")
+    return Pod(metadata=meta, spec=spec, status=_parse_pod_status(d), raw_spec=s,
+               requests=dict(known.requests), non_zero_cpu=known.non_zero_cpu,
+               non_zero_memory=known.non_zero_memory)
+
+
+def _own_spec(template: PodSpec) -> PodSpec:
+    """A copy of ``template`` whose mutable parts (containers, lists, mappings) are the
+    pod's own, as a parse of its own would make them; the immutable ones are shared."""
+    spec = copy.copy(template)
+    spec.containers = [_own_container(c) for c in template.containers]
+    if template.init_containers:
+        spec.init_containers = [_own_container(c) for c in template.init_containers]
+    else:
+        spec.init_containers = []
+    if template.resources is not None:
+        spec.resources = _own_container(template.resources)
+    spec.overhead = dict(template.overhead)
+    spec.node_selector = dict(template.node_selector)
+    spec.volumes = list(template.volumes)
+    spec.resource_claims = list(template.resource_claims)
+    return spec
+
+
+def _own_container(c: Container) -> Container:
+    return Container(c.name, c.image, dict(c.requests), dict(c.limits), list(c.ports),
+                     c.restart_policy, c.restart_all_containers, c.bind_mount_options)
+
+
+def _parse_pod_spec(s: dict[str, Any], meta: ObjectMeta) -> PodSpec:
     host_network = _bool(s.get("hostNetwork"), "spec.hostNetwork")
     containers = [parse_container(c, f"spec.containers[{i}]", host_network=host_network)
                   for i, c in enumerate(_list(s.get("containers"), "spec.containers"))]
@@ -738,7 +797,7 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         scheduling_group = _str(sg.get("podGroupName"), "spec.schedulingGroup.podGroupName") \
             or None
 
-    spec = PodSpec(
+    return PodSpec(
         node_name=_str(s.get("nodeName"), "spec.nodeName"),
         scheduler_name=_str(s.get("schedulerName"), "spec.schedulerName") or
         DEFAULT_SCHEDULER_NAME,
@@ -767,6 +826,8 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         scheduling_group=scheduling_group,
     )
 
+
+def _parse_pod_status(d: dict[str, Any]) -> PodStatus:
     st = _dict(d.get("status"), "status")
     conditions = []
     for i, c in enumerate(_list(st.get("conditions"), "status.conditions")):
@@ -778,7 +839,7 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
             reason=_str(c.get("reason"), f"{p}.reason"),
             message=_str(c.get("message"), f"{p}.message"),
         ))
-    status = PodStatus(
+    return PodStatus(
         phase=_str(st.get("phase"), "status.phase") or "Pending",
         nominated_node_name=_str(st.get("nominatedNodeName"), "status.nominatedNodeName"),
         start_time=parse_time(st.get("startTime"), "status.startTime"),
@@ -787,10 +848,6 @@ def _parse_pod(d: dict[str, Any]) -> Pod:
         extended_resource_claim_status=_extended_claim_status(
             st.get("extendedResourceClaimStatus")),
     )
-    pod = Pod(metadata=meta, spec=spec, status=status, raw_spec=s)
-    _default_pod_level_resources(pod)
-    _res.compute_pod_resources(pod)
-    return pod
 
 
 # ---------------------------------------------------------------- cluster objects

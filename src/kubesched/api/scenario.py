@@ -21,6 +21,7 @@ import orjson
 import yaml
 
 from kubesched.api import gangs as _gangs  # noqa: F401  (registers the gang kinds)
+from kubesched.api.blockyaml import block_documents
 from kubesched.api.dra import validation as _dra_validation  # noqa: F401  (registers)
 from kubesched.api.dra.gates import Gates, check_new_expressions, drop_disabled_fields
 from kubesched.api.dra.types import DRA_PARSERS, create_template_claims
@@ -42,6 +43,7 @@ from kubesched.api.parse import (
     parse_priority_class,
 )
 from kubesched.api.policy import parse_pod_disruption_budget
+from kubesched.api.samevalue import remember
 from kubesched.api.schema import check_document, release_schema
 from kubesched.api.simstate import KIND as STATE_KIND
 from kubesched.api.simstate import SimulationState, parse_simulation_state
@@ -286,6 +288,11 @@ class _ScenarioBuilder:
         if progress is not None:
             progress.parsing(source)
         docs = _json_documents(text)
+        if docs is None:
+            docs = block_documents(text, _Loader(""))
+            if docs is not None and progress is not None:
+                for _ in docs:
+                    progress.document()
         if docs is None:
             docs = []
             try:
@@ -603,8 +610,14 @@ def default_toleration_seconds(pod: Pod) -> None:
     """The DefaultTolerationSeconds admission plugin: a pod that does not tolerate the
     not-ready / unreachable NoExecute taints itself gets tolerations for them, for 300 s (so
     the taint manager evicts it 300 s after its node goes NotReady)."""
+    given = pod.spec.tolerations
+    # the pods of one template share their tolerations' tuple (api.parse): default it once
+    known = _DEFAULTED_TOLERATIONS.get(id(given))
+    if known is not None and known[0] is given:
+        pod.spec.tolerations = known[1]
+        return
     not_ready = unreachable = False
-    for t in pod.spec.tolerations:
+    for t in given:
         if t.effect in ("NoExecute", ""):
             not_ready |= t.key in (TAINT_NODE_NOT_READY, "")
             unreachable |= t.key in (TAINT_NODE_UNREACHABLE, "")
@@ -612,7 +625,12 @@ def default_toleration_seconds(pod: Pod) -> None:
                   for key, has in ((TAINT_NODE_NOT_READY, not_ready),
                                    (TAINT_NODE_UNREACHABLE, unreachable)) if not has)
     if added:
-        pod.spec.tolerations = (*pod.spec.tolerations, *added)
+        pod.spec.tolerations = (*given, *added)
+    remember(_DEFAULTED_TOLERATIONS, id(given), (given, pod.spec.tolerations))
+
+
+# id(tolerations) -> (those tolerations, defaulted); the first item keeps the id from reuse
+_DEFAULTED_TOLERATIONS: dict[int, tuple[tuple[Toleration, ...], tuple[Toleration, ...]]] = {}
 
 
 _JSON_START = re.compile(r"\s*[\[{]")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from kubesched.api.samevalue import pod_spec_key, remember
 from kubesched.api.unmodelled import api_gate
 from kubesched.errors import InputError
 
@@ -68,6 +69,8 @@ class ReleaseSchema:
         self._shapes: dict[str, Shape] = {}
         # (kind) -> {apiVersion: definition name}
         self.served: dict[str, dict[str, str]] = {}
+        # (apiVersion, pod_spec_key) of the pod specs found clean (api.samevalue)
+        self.clean_pod_specs: dict[Any, bool] = {}
         for name, d in defs.items():
             for gvk in d.get(_GVK, ()):
                 group, version, kind = gvk.get("group", ""), gvk["version"], gvk["kind"]
@@ -247,7 +250,10 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
     shape = schema.shape_of(kind, api_version)
     assert shape is not None
     unknown: list[str] = []
-    if _clean(doc, shape):
+    if kind == "Pod":
+        if _clean_pod(doc, shape, schema, api_version):
+            return unknown
+    elif _clean(doc, shape):
         return unknown
     for key, value in doc.items():
         if key in ("apiVersion", "kind"):
@@ -295,6 +301,26 @@ def _clean(value: Any, shape: Shape) -> bool:
             return all(type(v) is str for v in value)
         return all(v is not None and _clean(v, items) for v in value)
     return not shape.bits or _int_fits(value, shape.bits)
+
+
+def _clean_pod(doc: Mapping[str, Any], shape: Shape, schema: ReleaseSchema,
+               api_version: str) -> bool:
+    """``_clean`` of a Pod, whose spec is checked once per template: a spec known clean is
+    checked for its nodeName only, the rest of the pod as usual."""
+    spec = doc.get("spec")
+    key = pod_spec_key(spec, with_labels=False)
+    if key is None:
+        return _clean(doc, shape)
+    key = (api_version, key)
+    if key in schema.clean_pod_specs:
+        assert isinstance(spec, dict)
+        rest = {k: v for k, v in doc.items() if k != "spec"}
+        rest["spec"] = {"nodeName": spec["nodeName"]} if "nodeName" in spec else {}
+        return _clean(rest, shape)
+    if not _clean(doc, shape):
+        return False
+    remember(schema.clean_pod_specs, key, True)
+    return True
 
 
 def _zero(shape: Shape) -> Any:

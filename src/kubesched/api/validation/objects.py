@@ -20,6 +20,7 @@ from kubesched.api.validation.pod import (
     TAINT_EFFECTS,
     int32,
     validate_pod_spec,
+    validate_pod_spec_once,
     validate_resource_list,
 )
 
@@ -35,7 +36,7 @@ SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
 def validate_pod(doc: Mapping[str, Any]) -> None:
     md = doc.get("metadata") or {}
     validate_meta(md, namespaced=True)
-    validate_pod_spec(doc.get("spec"), md.get("labels"))
+    validate_pod_spec_once(doc.get("spec"), md.get("labels"))
 
 
 def validate_node(doc: Mapping[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesched.api.samevalue import remember, requirements_key
+from kubesched.api.samevalue import pod_spec_key, remember, requirements_key
 from kubesched.api.validation.errors import (
     duplicate,
     first,
@@ -63,9 +63,7 @@ def validate_pod_spec(spec: Mapping[str, Any] | None, labels: Mapping[str, str] 
             if c["name"] in names:
                 duplicate(f"{p}.name", c["name"])
             names.add(c["name"])
-    node_name = spec.get("nodeName")
-    if node_name:
-        first(dns1123_subdomain_errors(node_name), f"{path}.nodeName", node_name)
+    _validate_node_name(spec, path)
     validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     validate_resource_list(spec.get("overhead"), f"{path}.overhead")
     if spec.get("resources") is not None:
@@ -92,6 +90,29 @@ def validate_pod_spec(spec: Mapping[str, Any] | None, labels: Mapping[str, str] 
         gates.add(name)
     validate_volumes(spec.get("volumes"), f"{path}.volumes")
     validate_resource_claims(spec.get("resourceClaims"), f"{path}.resourceClaims")
+
+
+def _validate_node_name(spec: Mapping[str, Any], path: str) -> None:
+    node_name = spec.get("nodeName")
+    if node_name:
+        first(dns1123_subdomain_errors(node_name), f"{path}.nodeName", node_name)
+
+
+_VALID_SPECS: dict[Any, bool] = {}
+
+
+def validate_pod_spec_once(spec: Mapping[str, Any] | None, labels: Mapping[str, str] | None
+                           ) -> None:
+    """``validate_pod_spec`` of a pod's own spec, judged once per template (the nodeName,
+    which the pods of one template differ in, per pod)."""
+    key = pod_spec_key(spec, labels)
+    if key is not None and key in _VALID_SPECS:
+        assert spec is not None
+        _validate_node_name(spec, "spec")
+        return
+    validate_pod_spec(spec, labels)
+    if key is not None:
+        remember(_VALID_SPECS, key, True)
 
 
 def validate_container(c: Mapping[str, Any], path: str, host_network: bool) -> None:
