@@ -17,21 +17,38 @@ FOLDERS = ["explain", "explain-config", "explain-spread", "explain-volumes"]
 CASES = [(f, p) for f in FOLDERS for p in golden_cases(f)]
 
 
-# The verdicts come from v1.30.6; v1.35 no longer names the taint in TaintToleration's
-# reason (kubernetes#134740), so upstream's older wording is brought to v1.35's here.
-_OLD_TAINT = re.compile(r"node\(s\) had untolerated taint \{[^}]*\}")
-V135_TAINT = "node(s) had untolerated taint(s)"
+# The verdicts come from v1.30.6; reasons upstream reworded since are brought to the
+# words of v1.35, the oldest release kubesched decides as (kube-scheduler v1.36.2 says the
+# same: tests/kube/oracle/): TaintToleration no longer names the taint (kubernetes#134740),
+# VolumeBinding's node conflict (kubernetes#129887) and VolumeRestrictions' ReadWriteOncePod
+# conflict (kubernetes#129145) were reworded in 2025, before v1.35.
+_REWORDED = [
+    (re.compile(r"node\(s\) had untolerated taint \{[^}]*\}"), "node(s) had untolerated taint(s)"),
+    (re.compile(re.escape("node(s) had volume node affinity conflict")),
+     "node(s) didn't match PersistentVolume's node affinity"),
+    (re.compile(re.escape("node has pod using PersistentVolumeClaim with the same name and "
+                          "ReadWriteOncePod access mode")),
+     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+     "already in-use by another pod"),
+]
+
+
+def _reword(reason: str) -> str:
+    for old, new in _REWORDED:
+        reason = old.sub(new, reason)
+    return reason
 
 
 def _v135_message(msg: str | None) -> str | None:
-    """Rewrite a v1.30 FitError message with v1.35's taint reason, recounted and re-sorted."""
-    if msg is None or not _OLD_TAINT.search(msg):
+    """A v1.30 FitError message in v1.35's words, recounted and re-sorted as upstream's
+    FitError sorts its "N reason" items."""
+    if msg is None or not any(old.search(msg) for old, _ in _REWORDED):
         return msg
     head, body = msg.split(": ", 1)
     counts: Counter[str] = Counter()
     for item in body.rstrip(".").split(", "):
         n, reason = item.split(" ", 1)
-        counts[_OLD_TAINT.sub(V135_TAINT, reason)] += int(n)
+        counts[_reword(reason)] += int(n)
     return f"{head}: " + ", ".join(sorted(f"{c} {r}" for r, c in counts.items())) + "."
 
 
@@ -46,7 +63,7 @@ VERSION_DIFFERENCES = {
 def _upstream(path: Path) -> dict:
     verdict = json.loads(path.with_suffix("").with_suffix(".upstream.json").read_text())[
         "results"][0]
-    verdict["filtered"] = {n: _OLD_TAINT.sub(V135_TAINT, r)
+    verdict["filtered"] = {n: _reword(r)
                            for n, r in verdict.get("filtered", {}).items()}
     verdict["error"] = _v135_message(verdict.get("error"))
     return verdict

@@ -25,34 +25,6 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
 
 CASES = _cases()
 
-# Reasons upstream reworded after v1.30 that kubesched still words as v1.30 did, at every
-# release it decides as (found by this bank; docs/kube.md, "The real kube-scheduler as an
-# oracle"): kubesched's words -> kube-scheduler v1.36.2's. The verdicts still agree.
-STALE_WORDING = {
-    # VolumeBinding's ErrReasonNodeConflict (kubernetes#129887)
-    "node(s) had volume node affinity conflict":
-        "node(s) didn't match PersistentVolume's node affinity",
-    # VolumeRestrictions' ErrReasonReadWriteOncePodConflict
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-    "access mode":
-        "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
-        "already in-use by another pod",
-}
-
-
-def reworded(message: str) -> str:
-    """kubesched's FitError message with STALE_WORDING's reasons in upstream's words, the
-    reasons re-sorted as upstream's FitError.Error sorts them ("N reason" strings)."""
-    if not any(old in message for old in STALE_WORDING):
-        return message
-    fit, rest = message.split(". ", 1)
-    head, body = fit.split(": ", 1)
-    items = body.split(", ")
-    for old, new in STALE_WORDING.items():
-        items = [i.replace(old, new) for i in items]
-    return f"{head}: {', '.join(sorted(items))}. {rest}"
-
-
 def simulate(objects: list[dict[str, Any]], tmp: Path) -> dict[str, dict[str, Any]]:
     from click.testing import CliRunner
 
@@ -88,4 +60,4 @@ def test_simulate_agrees_with_kube_scheduler(case: dict[str, Any], tmp_path: Pat
         assert got is not None, f"{want['pod']}: never scheduled by kubesched"
         assert got["node"] == want["node"], (want, got)
         if want["node"] is None:
-            assert reworded(got["message"]) == want["message"], (want, got)
+            assert got["message"] == want["message"], (want, got)

@@ -51,8 +51,10 @@ if TYPE_CHECKING:
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
-ERR_REASON_RWOP_CONFLICT = ("node has pod using PersistentVolumeClaim with the same name and "
-                            "ReadWriteOncePod access mode")
+# reworded in 2025, before v1.35 (kubernetes#129145; v1.30: "node has pod using
+# PersistentVolumeClaim with the same name and ReadWriteOncePod access mode")
+ERR_REASON_RWOP_CONFLICT = ("node(s) unavailable due to PersistentVolumeClaim with "
+                            "ReadWriteOncePod access mode already in-use by another pod")
 
 _CONFLICT_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
 

@@ -77,7 +77,9 @@ from kubesched.plugins.volumebinding.helpers import (
 )
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
-ERR_REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
+# reworded in 2025, before v1.35 (kubernetes#129887; v1.30: "node(s) had volume node
+# affinity conflict")
+ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
 ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_REASON_PV_NOT_EXIST = ("node(s) unavailable due to one or more pvc(s) bound to "
                            "non-existent pv(s)")
