@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from kubesched.cliopts import decision_options, not_nan
+from kubesched.collector import tune_for_bulk
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, check_output_path, debug, require_extra
 
@@ -113,6 +114,7 @@ class _Commands(click.Group):
 @click.version_option(package_name="kubesched")
 def main() -> None:
     """kube-scheduler's pipeline in Python: simulate, explain, benchmark."""
+    tune_for_bulk()
 
 
 SCENARIO_ARG = click.Path(exists=True, allow_dash=True)
@@ -917,8 +919,8 @@ def _print_compare(out: dict[str, Any]) -> None:
 def examples(directory: str) -> None:
     """Write the README's example files into DIRECTORY (default: the current one):
     cluster.yaml, workload.yaml, pod.yaml, nodegroups.yaml, least-allocated.yaml,
-    most-allocated.yaml, and the sweeps sweep.yaml and fgd.yaml. Files already there are
-    left as they are."""
+    most-allocated.yaml, and the sweeps sweep.yaml, fgd.yaml and fgd-uniform.yaml. Files
+    already there are left as they are."""
     base = resources.files("kubesched") / "examples" / "readme"
     target = Path(directory)
     if target.exists() and not target.is_dir():

@@ -323,6 +323,26 @@ def test_the_bundled_fgd_sweep_matches_the_data(shared: Path) -> None:
     check_inputs(s, [FeatureGates()])  # reads every trace file as the runs will
 
 
+def test_the_bundled_uniform_sweep_is_fgd_s_grid_under_the_uniform_tie_break(
+        shared: Path) -> None:
+    """fgd-uniform.yaml: the same traces, levels and policies as fgd.yaml, 5 seeds, and only
+    the uniform tie-break, so that into fgd.yaml's results it adds 240 runs and redoes none."""
+    from kubesched.config.features import FeatureGates
+    from kubesched.research.sweep import grid
+
+    data = shared / "data" / "alibaba-gpu-v2023"
+    readme = resources.files("kubesched") / "examples" / "readme"
+    full = load_sweep(str(readme / "fgd.yaml"), data)
+    uniform = load_sweep(str(readme / "fgd-uniform.yaml"), data)
+    assert uniform.tiebreaks == ["uniform"] and uniform.seeds == list(range(42, 47))
+    assert ([(t.name, t.ratios, t.spec.node_file.name) for t in uniform.traces]
+            == [(t.name, t.ratios, t.spec.node_file.name) for t in full.traces])
+    assert uniform.policies == full.policies
+    first = {r.key for r in grid(full, [FeatureGates()])}
+    more = {r.key for r in grid(uniform, [FeatureGates()])}
+    assert len(more) == 240 and not first & more
+
+
 def test_a_configuration_naming_an_unknown_plugin_is_refused_first(tmp_path: Path) -> None:
     assert CliRunner().invoke(main, ["examples", str(tmp_path)]).exit_code == 0
     bad = tmp_path / "bad.yaml"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kubesched.collector import tune_for_bulk
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, require_extra
 from kubesched.research.openb import OpenbSpec, read_nodes, read_pods
@@ -238,6 +239,7 @@ def run_safely(run: Run) -> Outcome:
 def _worker_init() -> None:
     # Ctrl-C is the parent's to handle: it terminates the pool (no traceback per worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tune_for_bulk()
 
 
 def run_local(runs: list[Run], jobs: int) -> Generator[Outcome, None, None]:
