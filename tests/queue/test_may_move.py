@@ -1,6 +1,7 @@
 """The queue's shortlist of pool pods an event may move (``_may_move``, kept while the pool
 is unchanged) against the whole pool asked every time, over random sequences of queue
-operations with the default profile's hints and a PreEnqueue that gates some pods."""
+operations with the default profile's hints and a PreEnqueue that gates some pods; and the
+pool's oldest pod (``_Pool.oldest``, a heap) against a scan, at every step."""
 
 from __future__ import annotations
 
@@ -86,6 +87,11 @@ def _run(seed: int, memo: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         for _ in range(rng.choice([0, 1, 3])):  # events in a row, nothing queued between
             event = rng.choice([ev.ASSIGNED_POD_ADD, ev.ASSIGNED_POD_DELETE, ev.NODE_ADD])
             q.move_all_to_active_or_backoff(event, _pod(997, 100), _node(step, 16))
+        pool = q._unschedulable  # the pool's oldest, from its heap, is the scan's
+        oldest = pool.oldest()
+        assert (oldest.timestamp if oldest is not None else None) == min(
+            (x.timestamp for x in pool.values()), default=None)
+        assert oldest is None or pool[oldest.pod.uid] is oldest
         trace.append(([x.pod.uid for x in q.active_pods()],
                       [x.pod.uid for x in q.backoff_pods()],
                       [(x.pod.uid, x.gated) for x in q.unschedulable_pods()]))
@@ -96,3 +102,36 @@ def _run(seed: int, memo: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 def test_shortlist_moves_what_the_whole_pool_moves(seed: int,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     assert _run(seed, True, monkeypatch) == _run(seed, False, monkeypatch)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_pools_oldest_through_replacements_removals_and_compactions(seed: int) -> None:
+    from kubesched.queue.scheduling_queue import QueuedPodInfo, _Pool
+
+    rng = random.Random(seed)
+    pool = _Pool(["default-scheduler"])
+    pool._heap_slack = 0  # compact as soon as stale entries outnumber the pool
+    made: dict[str, QueuedPodInfo] = {}
+    for step in range(2000):
+        uid = f"p{rng.randrange(40)}"
+        op = rng.random()
+        if op < 0.5:
+            qpi = made.get(uid)
+            if qpi is None or uid in pool or rng.random() < 0.3:
+                qpi = made[uid] = QueuedPodInfo(pod=_pod(int(uid[1:]), 100), timestamp=0.0,
+                                                seq=step)
+            # a pod back in the pool (the same object, as after another failure) comes
+            # with a new timestamp, set while it was out
+            qpi.timestamp = float(rng.randrange(50))
+            pool[uid] = qpi
+        elif op < 0.8:
+            pool.pop(uid, None)
+        elif op < 0.95 and uid in pool:
+            del pool[uid]
+        elif op >= 0.99:
+            pool.clear()
+        oldest = pool.oldest()
+        assert (oldest.timestamp if oldest is not None else None) == min(
+            (x.timestamp for x in pool.values()), default=None)
+        if op < 0.5:  # compacted at insertions: entries stay within twice the pool
+            assert len(pool._by_time) <= 2 * len(pool) + 1

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import operator
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -121,7 +120,6 @@ class InFlightEvent:
     new_obj: Any
 
 
-_TIMESTAMP = operator.attrgetter("timestamp")
 
 
 def _leftover_movable(qpi: QueuedPodInfo) -> bool:
@@ -146,9 +144,12 @@ class _Pool(dict[str, QueuedPodInfo]):
     """The unschedulable pool (uid -> pod, in the order they came): a dict whose
     ``version`` moves at every change, and which counts its pods by the plugins that
     rejected them (per profile), for ``SchedulingQueue._may_move``. A pod changed in place
-    while in the pool is counted again with ``recount``."""
+    while in the pool is counted again with ``recount``. ``oldest`` answers from a heap of
+    the pods by timestamp (a pod's timestamp is set before it enters the pool, never while
+    in it), where the flushes of every simulation step scanned the whole pool."""
 
     version = 0
+    _heap_slack = 64
 
     def __init__(self, profiles: Iterable[str]) -> None:
         super().__init__()
@@ -158,6 +159,21 @@ class _Pool(dict[str, QueuedPodInfo]):
         self.by_plugin: dict[tuple[str, str], int] = {}
         self.special = 0
         self._counted: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {}
+        # (timestamp, insertion, uid, pod) per insertion; entries of pods gone, replaced or
+        # back with a new timestamp (the same pod object, after another failure) are dropped
+        # when they come to the top, and all at once when they outnumber the pool
+        self._by_time: list[tuple[float, int, str, QueuedPodInfo]] = []
+        self._inserted = itertools.count()
+
+    def oldest(self) -> QueuedPodInfo | None:
+        """A pod of the pool with the smallest timestamp (None: the pool is empty)."""
+        heap = self._by_time
+        while heap:
+            stamp, _, key, qpi = heap[0]
+            if self.get(key) is qpi and qpi.timestamp == stamp:
+                return qpi
+            heapq.heappop(heap)
+        return None
 
     def _count(self, key: str, qpi: QueuedPodInfo | None) -> None:
         old = self._counted.pop(key, None)
@@ -186,6 +202,11 @@ class _Pool(dict[str, QueuedPodInfo]):
         self.version += 1
         super().__setitem__(key, value)
         self._count(key, value)
+        heap = self._by_time
+        if len(heap) > 2 * len(self) + self._heap_slack:
+            heap[:] = [e for e in heap if self.get(e[2]) is e[3] and e[3].timestamp == e[0]]
+            heapq.heapify(heap)
+        heapq.heappush(heap, (value.timestamp, next(self._inserted), key, value))
 
     def __delitem__(self, key: str) -> None:
         self.version += 1
@@ -209,6 +230,7 @@ class _Pool(dict[str, QueuedPodInfo]):
         self.by_plugin.clear()
         self.special = 0
         self._counted.clear()
+        self._by_time.clear()
 
     def none_rejected_by(self, plugins: Mapping[str, frozenset[str]]) -> bool:
         """Whether no pod is special and none was rejected by ``plugins`` (per profile)."""
@@ -826,7 +848,7 @@ class SchedulingQueue:
                 self._move_to_active(head, EVENT_BACKOFF_COMPLETE, from_backoff=True)
 
     # Both flush helpers run at every step of a simulation, so they read the pool's oldest
-    # timestamp first (a scan in C): ``_to_ns`` is monotone, so the oldest pod decides
+    # timestamp first (``_Pool.oldest``): ``_to_ns`` is monotone, so the oldest pod decides
     # whether any pod is stale, and when the first tick that moves one comes.
 
     def _oldest_timestamp(self, movable_only: bool) -> float | None:
@@ -834,9 +856,9 @@ class SchedulingQueue:
         the UnschedulableTimeout event can move (gated pods only if their gating plugin
         registered the wildcard)."""
         pool = self._unschedulable
-        if not pool:
+        oldest = pool.oldest()
+        if oldest is None:
             return None
-        oldest = min(pool.values(), key=_TIMESTAMP)
         if not movable_only or _leftover_movable(oldest):
             return oldest.timestamp
         return min((q.timestamp for q in pool.values() if _leftover_movable(q)), default=None)
