@@ -167,7 +167,7 @@ def test_plot_draws_every_policy_and_the_paper(tmp_path: Path) -> None:
     res = sweep(tmp_path, "--jobs", "1", "--plot", str(tmp_path / "fig.svg"))
     assert res.exit_code == 0, res.output
     svg = (tmp_path / "fig.svg").read_text()
-    for label in ("FGD", "BestFit", "Random", "paper", "unallocated GPU (%)"):
+    for label in ("FGD", "BestFit", "Random", "authors' results", "unallocated GPU (%)"):
         assert label in svg
     assert sweep(tmp_path, "--jobs", "1", "--plot", str(tmp_path / "fig.png")).exit_code == 0
     assert (tmp_path / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

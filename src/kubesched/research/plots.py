@@ -1,6 +1,6 @@
 """The sweep's figure, drawn like the FGD paper's: per trace (or scenario), a bar per policy
 (or configuration) — the mean over seeds with the spread as an error bar — and, where the
-sweep file gives them, the published numbers as hollow bars beside; below, for traces, the
+sweep file gives them (its ``paper``), the authors' numbers as hollow bars beside; below, for traces, the
 curve of unallocated GPU against arrived workload (the paper's Fig. 9(a)): per policy the
 median over seeds, the range of the seeds as a band."""
 
@@ -53,7 +53,8 @@ def write_plot(path: str, summary: list[Summary], title: str,
     seeds = f"{min(runs)}–{max(runs)}" if len(runs) > 1 else str(next(iter(runs), 0))
     has_paper = any(s.paper is not None for s in summary)
     fig.suptitle(f"{title}: mean over {seeds} seed(s), error bars ±1 s.d."
-                 + ("; hatched: paper" if has_paper else ""), fontsize=9)
+                 + ("; hatched: the authors' artifact results at the same arrival level"
+                    if has_paper else ""), fontsize=9)
     colours = plt.get_cmap("tab10")
     for ax, panel in zip(bars[0], panels, strict=True):
         _panel(ax, panel, colours)
@@ -143,6 +144,7 @@ def _panel(ax: Any, summary: list[Summary], colours: Any) -> None:
     if has_paper:  # one legend entry for every policy's hatched bar
         from matplotlib.patches import Patch
 
-        handles.append(Patch(fill=False, edgecolor="0.3", hatch="//", label="paper"))
+        handles.append(Patch(fill=False, edgecolor="0.3", hatch="//",
+                             label="authors' results"))
     ax.legend(handles=handles, fontsize=7, ncol=min(len(handles), 4))
     ax.grid(axis="y", alpha=0.3)
