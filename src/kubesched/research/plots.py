@@ -1,8 +1,8 @@
 """The sweep's figure, drawn like the FGD paper's: per trace (or scenario), a bar per policy
 (or configuration) — the mean over seeds with the spread as an error bar — and, where the
-sweep file gives them (its ``paper``), the authors' numbers as hollow bars beside; below, for traces, the
-curve of unallocated GPU against arrived workload (the paper's Fig. 9(a)): per policy the
-median over seeds, the range of the seeds as a band."""
+sweep file gives them (its ``paper``), the authors' numbers as hollow bars beside; below,
+for traces, the curve of unallocated GPU against arrived workload (the paper's Fig. 9(a)):
+per policy the median over seeds, the range of the seeds as a band."""
 
 from __future__ import annotations
 
