@@ -112,6 +112,17 @@ def _filter_signature(fwk: Framework, pod: Pod) -> Hashable | None:
     return tuple(sorted(fragments.items(), key=lambda kv: kv[0]))
 
 
+@dataclass
+class Attempt:
+    """A scheduling attempt that may be kept or replayed: its profile, its pod and the
+    start index it began at (signed only when a failure is kept for this cluster or this
+    attempt failed: most successful cycles never need the pod's signature)."""
+
+    fwk: Framework
+    pod: Pod
+    start: int
+
+
 class FailureMemo:
     """The failures kept for the cluster as it is now (all forgotten when it changes)."""
 
@@ -120,35 +131,44 @@ class FailureMemo:
         self._failures: dict[Hashable, Failure] = {}
         self._signatures: dict[str, tuple[Pod, Hashable | None]] = {}  # uid -> pod, its key
 
-    def key(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Hashable | None:
-        """The attempt's key, or None when it may not be kept or replayed."""
+    def key(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Attempt | None:
+        """The attempt, or None when it may not be kept or replayed."""
         if (sched.observer is not None or fwk.observer is not None or sched.extenders
                 or pod.status.nominated_node_name or sched.queue.nominator.node_of
                 or any(p.name not in REPLAYABLE_POST_FILTERS for p in fwk.post_filter)):
-            return None
-        got = self._signatures.get(pod.uid)
-        if got is None or got[0] is not pod:
-            if len(self._signatures) >= _MAX_SIGNATURES:
-                self._signatures.clear()
-            got = (pod, _filter_signature(fwk, pod))
-            self._signatures[pod.uid] = got
-        if got[1] is None:
             return None
         version = (sched.cache.generation, sched.world_changes)
         if version != self._version:
             self._version = version
             self._failures.clear()
-        return (fwk.profile_name, got[1], pod.namespace, pod.priority,
-                pod.spec.preemption_policy, sched.next_start_node_index)
+        return Attempt(fwk, pod, sched.next_start_node_index)
 
-    def recall(self, key: Hashable) -> Failure | None:
-        return self._failures.get(key)
+    def _signed(self, attempt: Attempt) -> Hashable | None:
+        pod = attempt.pod
+        got = self._signatures.get(pod.uid)
+        if got is None or got[0] is not pod:
+            if len(self._signatures) >= _MAX_SIGNATURES:
+                self._signatures.clear()
+            got = (pod, _filter_signature(attempt.fwk, pod))
+            self._signatures[pod.uid] = got
+        if got[1] is None:
+            return None
+        return (attempt.fwk.profile_name, got[1], pod.namespace, pod.priority,
+                pod.spec.preemption_policy, attempt.start)
 
-    def keep(self, sched: Scheduler, key: Hashable, failure: Failure) -> None:
-        """``failure`` for ``key`` (made by ``key`` before the attempt), unless the attempt
-        changed the cluster."""
+    def recall(self, attempt: Attempt) -> Failure | None:
+        if not self._failures:  # none kept for this cluster: no need to sign the pod
+            return None
+        key = self._signed(attempt)
+        return self._failures.get(key) if key is not None else None
+
+    def keep(self, sched: Scheduler, attempt: Attempt, failure: Failure) -> None:
+        """``failure`` for ``attempt`` (begun by ``key``), unless the attempt changed the
+        cluster."""
         if (sched.cache.generation, sched.world_changes) == self._version:
-            self._failures[key] = failure
+            key = self._signed(attempt)
+            if key is not None:
+                self._failures[key] = failure
 
     @staticmethod
     @contextmanager

@@ -181,15 +181,15 @@ class ScheduleOne(Algorithm):
         # (wall-clock durations for metrics only: no decision reads them)
         t0 = time.perf_counter() if self.observer is not None else 0.0
         memo = self.failures
-        key = memo.key(self, fwk, pod)  # an identical pod's failure over this cluster
-        failure = memo.recall(key) if key is not None else None
+        attempt = memo.key(self, fwk, pod)  # an identical pod's failure over this cluster
+        failure = memo.recall(attempt) if attempt is not None else None
         hinted: list[int] = []
         draws: list[Draw] = []
         try:
             try:
                 if failure is not None:
                     raise self._replay_failure(fwk, state, pod, failure)
-                with memo.watching_hints(fwk, hinted) if key is not None else nullcontext():
+                with memo.watching_hints(fwk, hinted) if attempt is not None else nullcontext():
                     result = self.schedule_pod(fwk, state, pod)
             finally:
                 if self.observer is not None:
@@ -204,7 +204,7 @@ class ScheduleOne(Algorithm):
                     memo.redraw(self, failure)
                     node, st = failure.post
                 else:
-                    with memo.recording(self, draws) if key is not None else nullcontext():
+                    with memo.recording(self, draws) if attempt is not None else nullcontext():
                         node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
                 if st.code == Code.ERROR:
                     # upstream's HandleErrorWithContext: an error-level line. DynamicResources
@@ -223,9 +223,9 @@ class ScheduleOne(Algorithm):
             if self.decisions is not None:
                 self.decisions.decided(qpi, self.clock.now(), None,
                                        len(fe.diagnosis.node_to_status), 0, message, preemption)
-            if (key is not None and failure is None and not node
+            if (attempt is not None and failure is None and not node
                     and (not fwk.post_filter or st.is_rejected())):
-                memo.keep(self, key, Failure(
+                memo.keep(self, attempt, Failure(
                     fe.num_all_nodes, fe.diagnosis, self.next_start_node_index, bool(hinted),
                     (node, st) if fwk.post_filter else None, draws, message))
             return None, None
