@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import importlib.util
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from kubesched.api.samevalue import pod_spec_key, remember
@@ -144,9 +147,21 @@ def _compile_node(node: Mapping[str, Any], schema: ReleaseSchema) -> Shape:
 # ---------------------------------------------------------------- releases
 
 
+def _schema_folder() -> Traversable:
+    """kubernetes-validate's folder of OpenAPI documents, found without importing the
+    package (its ``__init__`` imports jsonschema, a tenth of a second at every command's
+    start, for nothing kubesched uses)."""
+    spec = importlib.util.find_spec(_SCHEMA_PACKAGE)
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        folder = Path(location) / _SCHEMA_DIR
+        if folder.is_dir():
+            return folder
+    return resources.files(_SCHEMA_PACKAGE) / _SCHEMA_DIR  # (a zipped install, say)
+
+
 def schema_releases() -> list[str]:
     """The releases whose OpenAPI is at hand ("1.35", …)."""
-    base = resources.files(_SCHEMA_PACKAGE) / _SCHEMA_DIR
+    base = _schema_folder()
     out = []
     for entry in base.iterdir():
         name = entry.name
@@ -158,7 +173,7 @@ def schema_releases() -> list[str]:
 @functools.lru_cache(maxsize=4)
 def release_schema(release: str) -> ReleaseSchema:
     """The OpenAPI of upstream release ``release`` ("1.35"), with the registered kinds."""
-    base = resources.files(_SCHEMA_PACKAGE) / _SCHEMA_DIR
+    base = _schema_folder()
     folder = base / f"v{release}.0-local-strict"
     try:
         text = (folder / "_definitions.json").read_text(encoding="utf-8")
