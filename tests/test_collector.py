@@ -26,3 +26,44 @@ def test_a_command_sets_the_young_threshold() -> None:
         assert gc.get_threshold()[0] == YOUNG_THRESHOLD
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_pause_restores_the_setting_before_it_even_on_error() -> None:
+    from kubesched.collector import paused
+
+    assert gc.isenabled()
+    try:
+        with paused():
+            assert not gc.isenabled()
+            with paused():
+                assert not gc.isenabled()
+            assert not gc.isenabled()  # the inner pause leaves the outer one's setting
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()  # a program's own setting is kept
+    finally:
+        gc.enable()
+
+
+def test_loading_a_scenario_pauses_the_collector_and_restores_it(tmp_path: object) -> None:
+    from kubesched.api import scenario
+
+    seen = []
+    real = scenario._ScenarioBuilder.finish
+
+    def finish(self: object) -> object:
+        seen.append(gc.isenabled())
+        return real(self)  # type: ignore[arg-type]
+
+    scenario._ScenarioBuilder.finish = finish  # type: ignore[method-assign]
+    try:
+        scenario.load_scenario_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
+    finally:
+        scenario._ScenarioBuilder.finish = real  # type: ignore[method-assign]
+    assert seen == [False] and gc.isenabled()

@@ -1,8 +1,11 @@
-"""The process's garbage-collector setting for kubesched's commands and sweep workers."""
+"""The garbage collector's settings: the process's for kubesched's commands and sweep workers,
+and a pause while a scenario is built."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: collections of the youngest generation after this many container objects allocated
 #: (CPython 3.11's default is 700)
@@ -19,3 +22,18 @@ def tune_for_bulk() -> None:
     import, so a program embedding kubesched keeps its own setting."""
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, max(older, 10), max(oldest, 10))
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """No collection meanwhile: for building many objects that all stay alive (a scenario's
+    load), where each collection would only walk them again (a quarter of the CPU of loading
+    5 000 nodes and 50 000 pods, even at ``YOUNG_THRESHOLD``). The setting before is restored,
+    so nesting and a program's own setting are kept."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -68,6 +68,7 @@ from kubesched.api.unmodelled import (
 from kubesched.api.validation.objects import SYSTEM_PRIORITY_CLASSES
 from kubesched.api.validation.registry import validate_object
 from kubesched.api.workloads import expand_deployments
+from kubesched.collector import paused
 from kubesched.errors import InputError
 from kubesched.releases import DEFAULT_VERSION
 
@@ -676,8 +677,9 @@ def load_scenario_text(text: str, source: str = "<string>", *,
     harness's, a live cluster's already admitted). ``gates``: the API server's feature
     gates, whose disabled fields it drops (``api.dra.gates``); None keeps every field."""
     loader = _ScenarioBuilder(release, strict, validate, gates=gates)
-    loader.add_text(text, source)
-    return loader.finish()
+    with paused():
+        loader.add_text(text, source)
+        return loader.finish()
 
 
 def load_scenario_docs(docs: list[dict[str, Any]], source: str, *,
@@ -685,9 +687,10 @@ def load_scenario_docs(docs: list[dict[str, Any]], source: str, *,
     """Load a scenario from objects already parsed into mappings (a trace importer's), as
     ``load_scenario_text`` loads them from YAML; messages name ``source``."""
     loader = _ScenarioBuilder(release)
-    for i, doc in enumerate(docs):
-        loader._add_object(doc, source, f"object {i + 1}")
-    return loader.finish()
+    with paused():
+        for i, doc in enumerate(docs):
+            loader._add_object(doc, source, f"object {i + 1}")
+        return loader.finish()
 
 
 def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
@@ -699,17 +702,18 @@ def load_scenario(paths: list[str], *, release: str = DEFAULT_VERSION,
     meant to be admitted into another scenario: ``priority_admission`` of that one).
     ``progress`` is told of every document parsed and object read."""
     loader = _ScenarioBuilder(release, strict, validate, admit, gates, progress)
-    for p in scenario_files(paths):
-        if p == "-":
-            loader.add_text(sys.stdin.read(), "<stdin>")
-            continue
-        try:
-            text = Path(p).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            reason = getattr(e, "strerror", None) or e
-            raise InputError(f"cannot read scenario file: {reason}", file=p) from None
-        loader.add_text(text, p)
-    scenario = loader.finish()
+    with paused():
+        for p in scenario_files(paths):
+            if p == "-":
+                loader.add_text(sys.stdin.read(), "<stdin>")
+                continue
+            try:
+                text = Path(p).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                reason = getattr(e, "strerror", None) or e
+                raise InputError(f"cannot read scenario file: {reason}", file=p) from None
+            loader.add_text(text, p)
+        scenario = loader.finish()
     if progress is not None:
         progress.done()
     return scenario
