@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 CHILD = """
 import json, resource, sys, time
+from kubesched.collector import tune_for_bulk
+tune_for_bulk()  # as kubesched's commands collect garbage
 from kubesched.api.scenario import load_scenario
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import default_config
