@@ -194,6 +194,8 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
 
     def _rwop_pvcs(self, pod: Pod) -> frozenset[str]:
         """``readWriteOncePodPVCsForPod``; raises KeyError(name) for a missing claim."""
+        if all(vol.pvc_claim_name is None for vol in pod.spec.volumes):
+            return frozenset()  # (the storage index, looked up at every cycle, is not needed)
         index = storage_index(self.handle.objects)
         out = set()
         for vol in pod.spec.volumes:
