@@ -131,7 +131,7 @@ class FailureMemo:
         self._failures: dict[Hashable, Failure] = {}
         self._signatures: dict[str, tuple[Pod, Hashable | None]] = {}  # uid -> pod, its key
 
-    def key(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Attempt | None:
+    def begin(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Attempt | None:
         """The attempt, or None when it may not be kept or replayed."""
         if (sched.observer is not None or fwk.observer is not None or sched.extenders
                 or pod.status.nominated_node_name or sched.queue.nominator.node_of
@@ -163,7 +163,7 @@ class FailureMemo:
         return self._failures.get(key) if key is not None else None
 
     def keep(self, sched: Scheduler, attempt: Attempt, failure: Failure) -> None:
-        """``failure`` for ``attempt`` (begun by ``key``), unless the attempt changed the
+        """``failure`` for ``attempt`` (from ``begin``), unless the attempt changed the
         cluster."""
         if (sched.cache.generation, sched.world_changes) == self._version:
             key = self._signed(attempt)

@@ -181,7 +181,7 @@ class ScheduleOne(Algorithm):
         # (wall-clock durations for metrics only: no decision reads them)
         t0 = time.perf_counter() if self.observer is not None else 0.0
         memo = self.failures
-        attempt = memo.key(self, fwk, pod)  # an identical pod's failure over this cluster
+        attempt = memo.begin(self, fwk, pod)  # an identical pod's failure over this cluster
         failure = memo.recall(attempt) if attempt is not None else None
         hinted: list[int] = []
         draws: list[Draw] = []
