@@ -3,6 +3,9 @@
 import gc
 import subprocess
 import sys
+from typing import Any
+
+import pytest
 
 from kubesched.collector import YOUNG_THRESHOLD
 
@@ -51,19 +54,29 @@ def test_a_pause_restores_the_setting_before_it_even_on_error() -> None:
         gc.enable()
 
 
-def test_loading_a_scenario_pauses_the_collector_and_restores_it(tmp_path: object) -> None:
+def test_loading_a_scenario_pauses_the_collector_and_restores_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from kubesched.api import scenario
 
     seen = []
     real = scenario._ScenarioBuilder.finish
 
-    def finish(self: object) -> object:
+    def finish(self: Any) -> Any:
         seen.append(gc.isenabled())
-        return real(self)  # type: ignore[arg-type]
+        return real(self)
 
-    scenario._ScenarioBuilder.finish = finish  # type: ignore[method-assign]
-    try:
-        scenario.load_scenario_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
-    finally:
-        scenario._ScenarioBuilder.finish = real  # type: ignore[method-assign]
+    monkeypatch.setattr(scenario._ScenarioBuilder, "finish", finish)
+    scenario.load_scenario_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
     assert seen == [False] and gc.isenabled()
+
+
+def test_a_sweep_worker_sets_the_young_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubesched.research import sweep
+
+    monkeypatch.setattr(sweep, "run_safely", lambda run: gc.get_threshold()[0])
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert sweep._run_in_worker(None) == YOUNG_THRESHOLD  # type: ignore[arg-type]
+    finally:
+        gc.set_threshold(*before)

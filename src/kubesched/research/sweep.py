@@ -239,7 +239,13 @@ def run_safely(run: Run) -> Outcome:
 def _worker_init() -> None:
     # Ctrl-C is the parent's to handle: it terminates the pool (no traceback per worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_in_worker(run: Run) -> Outcome:
+    """A run in a process of the sweep's own (a pool's or Ray's), collecting garbage as
+    kubesched's commands do."""
     tune_for_bulk()
+    return run_safely(run)
 
 
 def run_local(runs: list[Run], jobs: int) -> Generator[Outcome, None, None]:
@@ -255,7 +261,7 @@ def run_local(runs: list[Run], jobs: int) -> Generator[Outcome, None, None]:
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(min(jobs, len(runs)), initializer=_worker_init)
     try:
-        yield from pool.imap_unordered(run_safely, runs, chunksize=1)
+        yield from pool.imap_unordered(_run_in_worker, runs, chunksize=1)
         pool.close()
     finally:
         pool.terminate()
@@ -291,7 +297,7 @@ def run_ray(runs: list[Run], address: str, jobs: int | None) -> Generator[Outcom
         except (ConnectionError, ValueError) as e:
             raise InputError(f"--ray {address}: cannot connect: {e}") from None
     try:
-        task = ray.remote(num_cpus=1, max_retries=0)(run_safely)
+        task = ray.remote(num_cpus=1, max_retries=0)(_run_in_worker)
         waiting = iter(runs)
         limit = jobs or len(runs)
         in_flight: dict[Any, Run] = {}
