@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from kept_filter import checking_kept_verdicts
 from kubesched.backends.sim.cluster import SimCluster
+from kubesched.framework.runtime import Framework
 from kubesched.research.openb import OpenbSpec, build_openb
 from kubesched.research.run import scheduler_config
 
@@ -67,3 +69,17 @@ def test_a_replay_that_replays_failures_is_the_replay_without(tmp_path: Path, po
     without, _ = _run(folder, policy, tiebreak, False)
     assert with_replay == without
     assert replayed >= 10  # failures were replayed: the comparison means something
+
+
+@pytest.mark.parametrize("policy", ["FGD", "BestFit"])
+def test_verdicts_kept_per_node_are_gpushares_own(tmp_path: Path, policy: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """GpuShare's verdicts are kept per node (``filter_row_local``) across cycles: each one
+    read back is the verdict it gives now, and the replay is the one that filters every
+    node in every cycle."""
+    folder = _trace(tmp_path)
+    with checking_kept_verdicts() as stats:
+        kept, _ = _run(folder, policy, "simulator", True)
+    assert stats.read_back > stats.computed  # most verdicts were read back
+    monkeypatch.setattr(Framework, "rows_kept_key", lambda self, state, pod: None)
+    assert _run(folder, policy, "simulator", True)[0] == kept

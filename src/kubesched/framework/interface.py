@@ -207,6 +207,13 @@ class FilterPlugin(Plugin):
     # columns, through ``filter_batch``). READS_PODS, anything else about the pods on the
     # node, is the safe default: those cycles run the per-node form on copied NodeInfos.
     filter_reads: ClassVar[str] = READS_PODS
+    # Whether Filter's verdict on a node depends only on the incoming pod (what its filter
+    # signature holds), that node's row of the node table (its Node object and the pods on
+    # it) and objects other than pods and nodes: not on other nodes or their pods (as
+    # InterPodAffinity's and PodTopologySpread's do). Then, for pods of one signature, a
+    # node's verdict is kept across cycles until its row changes
+    # (``Framework.filter_batch_kept``). READS_NODE and READS_RESOURCES imply it.
+    filter_row_local: ClassVar[bool] = False
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         raise NotImplementedError

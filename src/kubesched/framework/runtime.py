@@ -58,6 +58,7 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.observer import Observer, instrumented, status_label
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
+from kubesched.framework.table_cache import RowMemo
 from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
 from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS, PERMIT_WAIT_MESSAGES, WaitingPod
 
@@ -141,6 +142,27 @@ class ScoreOutcome:
     extender_scored: np.ndarray | None = None
 
 
+# pods whose filter signature a profile keeps (a pod is signed once, retried many times)
+_MAX_SIGNATURES = 65536
+
+
+def _filter_signers(pre_filter: Sequence[Plugin], filters: Sequence[Plugin]
+                    ) -> list[Callable[[Pod], Any]] | None:
+    """Each PreFilter and Filter plugin's signing method, once per plugin; None when one
+    has none."""
+    out = []
+    seen: set[str] = set()
+    for p in (*pre_filter, *filters):
+        if p.name in seen:
+            continue
+        seen.add(p.name)
+        sign = getattr(p, "sign_pod_for_filter", None) or getattr(p, "sign_pod", None)
+        if sign is None:
+            return None
+        out.append(sign)
+    return out
+
+
 class Framework:
     """One profile: its plugins per extension point, in order, and how to run them."""
 
@@ -213,6 +235,13 @@ class Framework:
                              obj=f"profile {self.profile_name}", field="plugins.bind")
         self.plugins = instances
         self.observer: Observer | None = None
+        self._filter_signers = _filter_signers(self.pre_filter, self.filter)
+        self._filter_signatures: dict[str, tuple[Pod, Hashable | None]] = {}
+        self._kept_signatures: dict[str, tuple[Pod, tuple[bool, ...], Hashable | None]] = {}
+        # filter_batch_kept: each row's encoded verdict per key, and the reasons it names
+        self._kept_rows = RowMemo(max_keys=128)
+        self._kept_reasons: list[tuple[str, ...]] = []
+        self._kept_reason_ids: dict[tuple[str, ...], int] = {}
         self.batch = OpportunisticBatch()
         self._resolve()
         for p in instances.values():  # plugins that drive the framework (DefaultPreemption)
@@ -256,6 +285,9 @@ class Framework:
         self._column_filters = frozenset(
             p.name for p in self.filter if p.filter_reads == READS_NODE
             or (p.filter_reads == READS_RESOURCES and p.name in self.batch_filters))
+        self._row_local = frozenset(
+            p.name for p in self.filter
+            if p.filter_reads in (READS_NODE, READS_RESOURCES) or p.filter_row_local)
         self._extended_pre_filters = frozenset(
             p.name for p in self.pre_filter if p.pre_filter_extensions() is not None)
         # computeBatchablePlugins: every PreFilter, Filter, PreScore and Score plugin signs
@@ -445,6 +477,100 @@ class Framework:
             reasons.extend(res_reasons)
             alive = alive[~failed]
         return FilterOutcome(codes, plugin, reason_ids, reasons)
+
+    def rows_kept_key(self, state: CycleState, pod: Pod) -> Hashable | None:
+        """What this cycle's Filter verdicts on a node are kept under
+        (``filter_batch_kept``): the pod's filter signature and which Filter plugins run;
+        None when some plugin that runs is not row-local (``filter_row_local``), when one
+        cannot sign the pod, or when plugins are timed (metrics count their calls)."""
+        if self.observer is not None:
+            return None
+        skip = state.skip_filter
+        running = tuple(p.name not in skip for p in self.filter)
+        kept = self._kept_signatures
+        got = kept.get(pod.uid)
+        if got is not None and got[0] is pod and got[1] == running:
+            return got[2]
+        # A row-local plugin's verdicts depend on the pod through what it signs: the
+        # fragments of the plugins that run are the key.
+        key: Hashable | None = None
+        fragments: list[Any] = [running]
+        local = self._row_local
+        for p, on in zip(self.filter, running, strict=True):
+            if not on:
+                continue
+            sign = getattr(p, "sign_pod_for_filter", None) or getattr(p, "sign_pod", None)
+            got_fragments = sign(pod) if p.name in local and sign is not None else None
+            if got_fragments is None:
+                break
+            fragments.append(tuple(got_fragments))
+        else:
+            key = tuple(fragments)
+        if len(kept) >= _MAX_SIGNATURES:
+            kept.clear()
+        kept[pod.uid] = (pod, running, key)
+        return key
+
+    def filter_batch_kept(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                          idx: np.ndarray, key: Hashable) -> FilterOutcome:
+        """``filter_batch``, a node's verdict kept for the pods of ``key``
+        (``rows_kept_key``, with whatever else the caller knows the verdicts depend on) and
+        computed again only when the node's row of the table changed: pods of one shape
+        arriving one after another are filtered on the few nodes the last ones went to."""
+        table = snapshot.table
+        if table.base is not table:
+            return self.filter_batch(state, pod, snapshot, idx)
+        values = self._kept_rows.rows(
+            table, key, idx,
+            lambda _t, rows: self._encoded(self.filter_batch(state, pod, snapshot, rows)))
+        plugin = ((values >> 8) & 0xFFFF).astype(np.int16)
+        plugin -= 1
+        return FilterOutcome((values & 0xFF).astype(np.int8), plugin,
+                             (values >> 24).astype(np.int32), self._kept_reasons)
+
+    def _encoded(self, out: FilterOutcome) -> np.ndarray:
+        """Each node's verdict as one int64: code, rejecting plugin + 1 and the id of its
+        reasons in ``_kept_reasons`` (the ids of every key, never reused)."""
+        ids = self._kept_reason_ids
+        known = [ids.get(r) for r in out.reasons]
+        for k, r in enumerate(out.reasons):
+            if known[k] is None:
+                known[k] = ids[r] = len(self._kept_reasons)
+                self._kept_reasons.append(r)
+        values = out.codes.astype(np.int64) | ((out.plugin.astype(np.int64) + 1) << 8)
+        failed = out.codes != 0
+        if failed.any():
+            interned = np.array(known, dtype=np.int64)
+            values[failed] |= interned[out.reason_ids[failed]] << 24
+        return values
+
+    def filter_signature(self, pod: Pod) -> Hashable | None:
+        """Every PreFilter and Filter plugin's fragments for ``pod`` (``sign_pod_for_filter``
+        where a plugin's scoring reads more than its filters, else ``sign_pod``): pods with
+        equal signatures get the same PreFilter and Filter verdicts over the same cluster.
+        None when a plugin cannot sign the pod, or when the pod has an ephemeral volume,
+        whose claim is named after the pod (two pods with equal templates have different
+        claims). Kept per pod: a pod is retried many times."""
+        kept = self._filter_signatures
+        got = kept.get(pod.uid)
+        if got is not None and got[0] is pod:
+            return got[1]
+        sig: Hashable | None = None
+        if self._filter_signers is not None and not any(
+                v.source is not None and v.source.get("ephemeral") is not None
+                for v in pod.spec.volumes):
+            fragments: dict[str, Hashable] = {}
+            for sign in self._filter_signers:
+                got_fragments = sign(pod)
+                if got_fragments is None:
+                    break
+                fragments.update(got_fragments)
+            else:
+                sig = tuple(sorted(fragments.items(), key=lambda kv: kv[0]))
+        if len(kept) >= _MAX_SIGNATURES:
+            kept.clear()
+        kept[pod.uid] = (pod, sig)
+        return sig
 
     @staticmethod
     def _loop_filter(filter_one: Callable[[CycleState, Pod, NodeInfo], Status | None],

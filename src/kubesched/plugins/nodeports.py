@@ -89,6 +89,7 @@ def fits_ports(wanted: Iterable[HostPort], used: Mapping[HostPort, Any]) -> bool
 
 class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+    filter_row_local = True  # the ports in use on the node
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         return ((signers.HOST_PORTS, signers.host_ports(pod)),)

@@ -29,7 +29,7 @@ from kubesched.framework import (
 )
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.table_cache import NodeValue
+from kubesched.framework.table_cache import NodeValue, RowMemo
 from kubesched.research.gpushare import (
     MAX_SPEC_CPU,
     MAX_SPEC_GPU,
@@ -91,10 +91,18 @@ class _StateScored(_GpuBase):
         memo: _Memo | None = getattr(self, "_memo", None)
         if memo is None:
             memo = self._memo = _Memo()
+            # a node's score changes with its state, and its state only with its row (as
+            # GpuShare's verdicts: filter_row_local): per pod shape, the rows that changed
+            # since are scored
+            self._rows = RowMemo(max_keys=256)
         pg = pod_gpu(pod)
-        cols = self.gpu_columns(snapshot, idx)
-        return memo.scores(pg, cols.state[idx],
-                           lambda sid: self.state_score(GpuColumns.state_of(sid), pg))
+
+        def compute(_table: NodeTable, rows: np.ndarray) -> np.ndarray:
+            cols = self.gpu_columns(snapshot, rows)
+            return memo.scores(pg, cols.state[rows],
+                               lambda sid: self.state_score(GpuColumns.state_of(sid), pg))
+
+        return self._rows.rows(snapshot.table, pg, idx, compute)
 
 
 # ------------------------------------------------------------------------ FGD

@@ -92,6 +92,7 @@ class Algorithm:
     next_start_node_index: int
     _batching: bool  # OpportunisticBatching
     decisions: DecisionObserver | None  # the decision record (simulate --decisions)
+    object_changes: int  # EventHandlers': objects other than pods and nodes changed
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         self.cache.update_snapshot(self.snapshot)
@@ -281,11 +282,13 @@ class Algorithm:
         batch_all = all(p.name in fwk.batch_filters for p in fwk.filter
                         if p.name not in state.skip_filter)
         chunk = len(order) if batch_all else max(to_find, 64)
+        kept = fwk.rows_kept_key(state, pod)
         found: list[np.ndarray] = []
         n_found = 0
         for lo in range(0, len(order), chunk):
             sub = order[lo: lo + chunk]
-            out = fwk.filter_batch(state, pod, snap, sub)
+            out = (fwk.filter_batch(state, pod, snap, sub) if kept is None else
+                   fwk.filter_batch_kept(state, pod, snap, sub, (kept, self.object_changes)))
             codes = out.codes
             overrides: dict[int, Status] = {}
             need = to_find - n_found

@@ -34,6 +34,9 @@ class EventHandlers:
     # object events heard (what the plugins read besides the cache may have changed: a
     # failed attempt is replayed only while it stays the same, ``failures``)
     world_changes: int = 0
+    # events of objects other than pods and nodes (what a node's row of the table does not
+    # hold: Filter verdicts kept per row are dropped when it moves)
+    object_changes: int = 0
 
     def responsible_for(self, pod: Pod) -> bool:
         return pod.spec.scheduler_name in self.profiles
@@ -142,6 +145,7 @@ class EventHandlers:
         handle.objects by the backend: the queue hears of it under ``resource``, the name
         the plugins register their events with."""
         self.world_changes += 1
+        self.object_changes += 1
         label = f"{resource}{STORAGE_EVENT_ACTIONS[action]}"
         self.queue.move_all_to_active_or_backoff(ev.ClusterEvent(resource, action, label),
                                                  old, new)

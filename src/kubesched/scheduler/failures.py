@@ -3,9 +3,7 @@ fails the same way, so its attempt is the first one's outcome again instead of i
 PreFilter, Filter over every node and PostFilter.
 
 Identical: the same profile, namespace, priority and preemption policy, no nominated node,
-and the same PreFilter/Filter signature — every PreFilter and Filter plugin signs the pod
-(``sign_pod``, OpportunisticBatching's signatures, or ``sign_pod_for_filter`` where a
-plugin's scoring reads more than its filters) and the fragments are equal. The same
+and the same PreFilter/Filter signature (``Framework.filter_signature``). The same
 cluster: the cache's generation and the object events the scheduler heard are those of the
 first attempt, and no pod is nominated anywhere (the filters count nominated pods).
 
@@ -39,8 +37,6 @@ if TYPE_CHECKING:
 REPLAYABLE_POST_FILTERS = frozenset({"DefaultPreemption", "DynamicResources"})
 
 Draw = tuple[str, tuple[Any, ...], dict[str, Any]]
-# pods whose signature is kept (a pod is signed once, retried many times)
-_MAX_SIGNATURES = 65536
 
 
 @dataclass
@@ -89,29 +85,6 @@ class _RecordingRandom:
         return call
 
 
-def _filter_signature(fwk: Framework, pod: Pod) -> Hashable | None:
-    """Every PreFilter and Filter plugin's fragments for ``pod``, or None when one cannot
-    sign it — or when the pod has an ephemeral volume, whose claim is named after the pod
-    (two pods with equal templates have different claims)."""
-    if any(v.source is not None and v.source.get("ephemeral") is not None
-           for v in pod.spec.volumes):
-        return None
-    fragments: dict[str, Hashable] = {}
-    seen: set[str] = set()
-    for p in (*fwk.pre_filter, *fwk.filter):
-        if p.name in seen:
-            continue
-        seen.add(p.name)
-        sign = getattr(p, "sign_pod_for_filter", None) or getattr(p, "sign_pod", None)
-        if sign is None:
-            return None
-        got = sign(pod)
-        if got is None:
-            return None
-        fragments.update(got)
-    return tuple(sorted(fragments.items(), key=lambda kv: kv[0]))
-
-
 @dataclass
 class Attempt:
     """A scheduling attempt that may be kept or replayed: its profile, its pod and the
@@ -129,7 +102,6 @@ class FailureMemo:
     def __init__(self) -> None:
         self._version: tuple[int, int] | None = None
         self._failures: dict[Hashable, Failure] = {}
-        self._signatures: dict[str, tuple[Pod, Hashable | None]] = {}  # uid -> pod, its key
 
     def begin(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Attempt | None:
         """The attempt, or None when it may not be kept or replayed."""
@@ -145,15 +117,10 @@ class FailureMemo:
 
     def _signed(self, attempt: Attempt) -> Hashable | None:
         pod = attempt.pod
-        got = self._signatures.get(pod.uid)
-        if got is None or got[0] is not pod:
-            if len(self._signatures) >= _MAX_SIGNATURES:
-                self._signatures.clear()
-            got = (pod, _filter_signature(attempt.fwk, pod))
-            self._signatures[pod.uid] = got
-        if got[1] is None:
+        sig = attempt.fwk.filter_signature(pod)
+        if sig is None:
             return None
-        return (attempt.fwk.profile_name, got[1], pod.namespace, pod.priority,
+        return (attempt.fwk.profile_name, sig, pod.namespace, pod.priority,
                 pod.spec.preemption_policy, attempt.start)
 
     def recall(self, attempt: Attempt) -> Failure | None:
