@@ -70,13 +70,35 @@ def test_loading_a_scenario_pauses_the_collector_and_restores_it(
     assert seen == [False] and gc.isenabled()
 
 
-def test_a_sweep_worker_sets_the_young_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sweep_worker_collects_each_runs_objects_after_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """During a run only the youngest generation is collected, what lived before it is
+    frozen, and the run's cyclic objects are freed when it ends."""
+    import weakref
+
     from kubesched.research import sweep
 
-    monkeypatch.setattr(sweep, "run_safely", lambda run: gc.get_threshold()[0])
+    class Node:
+        other: Any = None
+
+    seen: list[Any] = []
+
+    def run(_run: Any) -> Any:
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle: only a collection frees it
+        seen.extend([gc.get_threshold(), gc.get_freeze_count(), weakref.ref(a)])
+        return "row"
+
+    monkeypatch.setattr(sweep, "run_safely", run)
     before = gc.get_threshold()
     try:
         gc.set_threshold(700, 10, 10)
-        assert sweep._run_in_worker(None) == YOUNG_THRESHOLD  # type: ignore[arg-type]
+        assert sweep._run_in_worker(None) == "row"  # type: ignore[arg-type]
+        threshold, frozen, ref = seen
+        assert threshold[0] == YOUNG_THRESHOLD and threshold[1] > 10**6
+        assert frozen > 0
+        assert ref() is None  # collected after the run
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
     finally:
+        gc.unfreeze()
         gc.set_threshold(*before)

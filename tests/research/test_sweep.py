@@ -8,12 +8,14 @@ import io
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
 from kubesched.cli import main
 from kubesched.config.features import gates_for
+from kubesched.research import sweep as sweep_module
 from kubesched.research.openb import OpenbSpec
 from kubesched.research.sweep import Run, Summary, row_key, summarize
 from kubesched.research.sweepfile import Trace, load_sweep
@@ -446,3 +448,41 @@ def test_curves_resume_with_their_rows(tmp_path: Path) -> None:
     path.write_text("{not json\n")
     res = sweep(tmp_path, "--jobs", "1")
     assert res.exit_code == 2 and f"{path}:1: not a curve line" in res.stderr
+
+
+@pytest.mark.skipif(not sweep_module._can_fork(), reason="runs are forked on Linux only")
+def test_a_run_forked_from_its_worker_gives_the_runs_row(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Each run of a pool's worker is made in a process forked for it, reading the workload
+    the worker built once for all its runs: the rows are the in-process run's."""
+    from kubesched.research import openb
+
+    spec = OpenbSpec(write_trace(tmp_path / "data"), "tiny", ratio=1.0)
+    runs = [Run("tiny", p, 3, "1.36", trace=spec) for p in ("FGD", "BestFit")]
+    built: list[int] = []
+    real = openb.build_openb
+
+    def build(*a: Any, **k: Any) -> Any:
+        assert not openb._in_child, "a run's process built its workload again"
+        built.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(openb, "build_openb", build)
+    forked = [sweep_module._run_forked(r) for r in runs]
+    assert len(built) == 1  # in the worker, once for both runs
+    monkeypatch.setattr(openb, "_FOR_CHILDREN", {})
+    here = [sweep_module.run_safely(r) for r in runs]
+    for f, h in zip(forked, here, strict=True):
+        assert f.error is None and h.error is None
+        assert f.levels == h.levels
+        assert {**f.row, "wall_seconds": 0} == {**h.row, "wall_seconds": 0}  # type: ignore[dict-item]
+
+
+@pytest.mark.skipif(not sweep_module._can_fork(), reason="runs are forked on Linux only")
+def test_a_run_whose_process_dies_is_a_failed_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(sweep_module, "run_safely", lambda run: os._exit(3))
+    got = sweep_module._run_forked(Run("s", "p", 1, "1.36"))
+    assert got.row is None and got.error is not None and "without a result" in got.error

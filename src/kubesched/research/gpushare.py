@@ -39,7 +39,7 @@ from kubesched.framework import (
 from kubesched.framework.events import Resource
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.table_cache import IdentityMemo, NodeValue, RowVersions
+from kubesched.framework.table_cache import NodeValue, RowVersions
 
 MILLI = 1000
 GPU_MILLI = "alibabacloud.com/gpu-milli"
@@ -88,18 +88,11 @@ class NodeGpu:
 
 
 def pod_gpu(pod: Pod) -> PodGpu:
-    got = _POD_GPU.get(pod)
-    if got is not None:
-        return got
     ann = pod.metadata.annotations
     count = int(ann.get(GPU_COUNT, "0") or 0)
     milli = int(ann.get(GPU_MILLI, "0") or 0) if count else 0
-    return _POD_GPU.put(pod, PodGpu(int(pod.requests.get("cpu", 0)), milli, count,
-                                    ann.get(GPU_MODEL, "") if count else ""))
-
-
-# a pod is read at every refresh of its node's GPU state and by every policy's score
-_POD_GPU: IdentityMemo[PodGpu] = IdentityMemo(65536)
+    return PodGpu(int(pod.requests.get("cpu", 0)), milli, count,
+                  ann.get(GPU_MODEL, "") if count else "")
 
 
 def node_gpu_count(node: Node | None) -> int:

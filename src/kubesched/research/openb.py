@@ -374,8 +374,11 @@ def load_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION) -> Loaded:
     as read (FGD's target workload) and its nodes. As in the simulator, one generator draws
     the workload, then the nodes' tie-break order. Built once per process for a spec,
     release and the trace files' contents."""
-    key = (_file_key(spec.node_file), _file_key(spec.pod_file), spec.order, spec.ratio,
-           spec.seed, release)
+    key = _built_key(spec, release)
+    if _in_child:
+        mine = _FOR_CHILDREN.get(key)
+        if mine is not None:
+            return mine
     got = _BUILT.get(key)
     if got is not None:
         out: Loaded = pickle.loads(got)
@@ -385,6 +388,34 @@ def load_openb(spec: OpenbSpec, *, release: str = DEFAULT_VERSION) -> Loaded:
         del _BUILT[next(iter(_BUILT))]
     _BUILT[key] = pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL)
     return built
+
+
+def keep_for_children(spec: OpenbSpec, *, release: str = DEFAULT_VERSION) -> None:
+    """Build ``spec``'s workload in this process for the processes it forks, one per run
+    (research.sweep): in them ``load_openb`` returns it as it is — their copy of the
+    memory is their own — neither pickled nor unpickled."""
+    key = _built_key(spec, release)
+    if key in _FOR_CHILDREN:
+        return
+    built = build_openb(spec, release=release)
+    while len(_FOR_CHILDREN) >= _BUILT_KEEP:
+        del _FOR_CHILDREN[next(iter(_FOR_CHILDREN))]
+    _FOR_CHILDREN[key] = built
+
+
+def in_forked_child() -> None:
+    """This process was forked for one run: ``keep_for_children``'s workloads are its own."""
+    global _in_child
+    _in_child = True
+
+
+_FOR_CHILDREN: dict[tuple[Any, ...], Loaded] = {}
+_in_child = False
+
+
+def _built_key(spec: OpenbSpec, release: str) -> tuple[Any, ...]:
+    return (_file_key(spec.node_file), _file_key(spec.pod_file), spec.order, spec.ratio,
+            spec.seed, release)
 
 
 def _file_key(path: Path) -> str | None:

@@ -31,8 +31,11 @@ class EventHandlers:
     # whether a pending pod's arrival is an event some plugin waits for
     # (``waits_for_unscheduled_add``)
     _unscheduled_add_matters: bool
-    # object events heard (what the plugins read besides the cache may have changed: a
-    # failed attempt is replayed only while it stays the same, ``failures``)
+    # events that may change what the plugins read besides the cache (a failed attempt is
+    # replayed only while it stays the same, ``failures``): every event but a pending pod's
+    # arrival, update or deletion — nothing a signing PreFilter, Filter or PostFilter plugin
+    # reads of it, since failures are replayed only while no pod is nominated anywhere, and
+    # each nomination and its clearing counts
     world_changes: int = 0
     # events of objects other than pods and nodes (what a node's row of the table does not
     # hold: Filter verdicts kept per row are dropped when it moves)
@@ -75,7 +78,8 @@ class EventHandlers:
     # With queueing hints on (v1.35's default) every assigned-pod event goes through the
     # hints of all unschedulable pods.
     def on_pod_add(self, pod: Pod) -> None:
-        self.world_changes += 1
+        if pod.spec.node_name or pod.status.nominated_node_name:
+            self.world_changes += 1
         if pod.spec.node_name:
             self.cache.add_pod(pod)
             self.queue.move_all_to_active_or_backoff(ev.ASSIGNED_POD_ADD, None, pod)
@@ -88,7 +92,9 @@ class EventHandlers:
                                                          lambda p: p.uid != uid)
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
-        self.world_changes += 1
+        if (new.spec.node_name or old.spec.node_name
+                or new.status.nominated_node_name != old.status.nominated_node_name):
+            self.world_changes += 1
         if new.spec.node_name:
             if old.spec.node_name:
                 self.cache.update_pod(old, new)
@@ -111,7 +117,8 @@ class EventHandlers:
             self.queue.update(old, new)
 
     def on_pod_delete(self, pod: Pod) -> None:
-        self.world_changes += 1
+        if pod.spec.node_name or pod.status.nominated_node_name:
+            self.world_changes += 1
         if pod.spec.node_name:
             if self.cache.get_pod(pod.uid) is not None:
                 self.cache.remove_pod(pod)
