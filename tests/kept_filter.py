@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.runtime import FilterOutcome, Framework
 from kubesched.framework.snapshot import Snapshot
+from kubesched.framework.table_cache import RowMemo
 
 
 @dataclass
@@ -44,15 +46,31 @@ def checking_kept_verdicts() -> Iterator[KeptStats]:
     """Meanwhile, every kept verdict checked (an AssertionError names the pod)."""
     stats = KeptStats()
     kept = Framework.filter_batch_kept
-    encoded = Framework._encoded
+    rows = RowMemo.rows
+    inside: list[bool] = []
 
-    def counted(self: Framework, out: FilterOutcome) -> np.ndarray:
-        stats.computed += len(out.codes)
-        return encoded(self, out)
+    def counted(self: RowMemo, table: Any, key: Any, idx: np.ndarray, compute: Any,
+                one_row: Any = None) -> np.ndarray:
+        if not inside:
+            return rows(self, table, key, idx, compute, one_row)
+
+        def computed(t: Any, r: np.ndarray) -> np.ndarray:
+            stats.computed += len(r)
+            return compute(t, r)  # type: ignore[no-any-return]
+
+        def computed_one(r: int) -> int:
+            stats.computed += 1
+            return one_row(r)  # type: ignore[no-any-return]
+
+        return rows(self, table, key, idx, computed, computed_one if one_row else None)
 
     def checked(self: Framework, state: CycleState, pod: object, snapshot: Snapshot,
                 idx: np.ndarray, key: Hashable) -> FilterOutcome:
-        got = kept(self, state, pod, snapshot, idx, key)  # type: ignore[arg-type]
+        inside.append(True)
+        try:
+            got = kept(self, state, pod, snapshot, idx, key)  # type: ignore[arg-type]
+        finally:
+            inside.pop()
         stats.calls += 1
         stats.rows += len(idx)
         full = self.filter_batch(state, pod, snapshot, idx)  # type: ignore[arg-type]
@@ -61,10 +79,10 @@ def checking_kept_verdicts() -> Iterator[KeptStats]:
             f"kept verdicts differ for {getattr(pod, 'key', pod)}")
         return got
 
-    Framework._encoded = counted  # type: ignore[method-assign]
+    RowMemo.rows = counted  # type: ignore[method-assign]
     Framework.filter_batch_kept = checked  # type: ignore[method-assign,assignment]
     try:
         yield stats
     finally:
-        Framework._encoded = encoded  # type: ignore[method-assign]
+        RowMemo.rows = rows  # type: ignore[method-assign]
         Framework.filter_batch_kept = kept  # type: ignore[method-assign]
