@@ -146,17 +146,24 @@ class ScoreOutcome:
 _MAX_SIGNATURES = 65536
 
 
+def _filter_signer(p: Plugin) -> Callable[[Pod], Any] | None:
+    """What signs a pod for ``p``'s PreFilter and Filter: ``sign_pod_for_filter`` where its
+    scoring reads more than they do, else ``sign_pod``; None when it cannot sign."""
+    sign: Callable[[Pod], Any] | None = (getattr(p, "sign_pod_for_filter", None)
+                                         or getattr(p, "sign_pod", None))
+    return sign
+
+
 def _filter_signers(pre_filter: Sequence[Plugin], filters: Sequence[Plugin]
                     ) -> list[Callable[[Pod], Any]] | None:
-    """Each PreFilter and Filter plugin's signing method, once per plugin; None when one
-    has none."""
+    """Each PreFilter and Filter plugin's signer, once per plugin; None when one has none."""
     out = []
     seen: set[str] = set()
     for p in (*pre_filter, *filters):
         if p.name in seen:
             continue
         seen.add(p.name)
-        sign = getattr(p, "sign_pod_for_filter", None) or getattr(p, "sign_pod", None)
+        sign = _filter_signer(p)
         if sign is None:
             return None
         out.append(sign)
@@ -236,6 +243,7 @@ class Framework:
         self.plugins = instances
         self.observer: Observer | None = None
         self._filter_signers = _filter_signers(self.pre_filter, self.filter)
+        self._each_filter_signer = [_filter_signer(p) for p in self.filter]
         self._filter_signatures: dict[str, tuple[Pod, Hashable | None]] = {}
         self._kept_signatures: dict[str, tuple[Pod, tuple[bool, ...], Hashable | None]] = {}
         # filter_batch_kept: each row's encoded verdict per key, and the reasons it names
@@ -496,10 +504,9 @@ class Framework:
         key: Hashable | None = None
         fragments: list[Any] = [running]
         local = self._row_local
-        for p, on in zip(self.filter, running, strict=True):
+        for p, sign, on in zip(self.filter, self._each_filter_signer, running, strict=True):
             if not on:
                 continue
-            sign = getattr(p, "sign_pod_for_filter", None) or getattr(p, "sign_pod", None)
             got_fragments = sign(pod) if p.name in local and sign is not None else None
             if got_fragments is None:
                 break
