@@ -16,6 +16,7 @@ from kubesched.backends.sim.apiserver import ApiServer
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import default_config
 from kubesched.scheduler.failures import FailureMemo
+from random_clusters import replica_set
 
 
 def _docs(rng: random.Random) -> list[dict[str, Any]]:
@@ -39,15 +40,7 @@ def _docs(rng: random.Random) -> list[dict[str, Any]]:
             spec["nodeSelector"] = {"zone": rng.choice(["z0", "z1", "z9"])}
         if rng.random() < 0.3:
             spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
-        annotations = {"kubesched.io/duration": str(rng.choice([30, 200, 2000]))}
-        docs.append({
-            "apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": {"name": f"rs{j}", "namespace": "default",
-                         "annotations": {"kubesched.io/arrival": str(rng.choice([0, 0, 50]))}},
-            "spec": {"replicas": rng.randint(1, 12), "selector": {"matchLabels": {"a": f"{j}"}},
-                     "template": {"metadata": {"labels": {"a": f"{j}"},
-                                               "annotations": annotations},
-                                  "spec": spec}}})
+        docs.append(replica_set(rng, j, spec))
     return docs
 
 

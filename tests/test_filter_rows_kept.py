@@ -17,6 +17,7 @@ from kubesched.api.scenario import load_scenario_text
 from kubesched.backends.sim.cluster import SimCluster
 from kubesched.config import default_config, load_config
 from kubesched.framework.runtime import Framework
+from random_clusters import replica_set
 
 
 def _docs(rng: random.Random) -> list[dict[str, Any]]:
@@ -44,16 +45,7 @@ def _docs(rng: random.Random) -> list[dict[str, Any]]:
             spec["nodeSelector"] = {"zone": rng.choice(["z0", "z1"])}
         if rng.random() < 0.3:
             spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
-        annotations = {"kubesched.io/duration": str(rng.choice([30, 200, 2000]))}
-        docs.append({
-            "apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": {"name": f"rs{j}", "namespace": "default",
-                         "annotations": {"kubesched.io/arrival": str(rng.choice([0, 0, 50]))}},
-            "spec": {"replicas": rng.randint(3, 12),
-                     "selector": {"matchLabels": {"a": f"{j}"}},
-                     "template": {"metadata": {"labels": {"a": f"{j}"},
-                                               "annotations": annotations},
-                                  "spec": spec}}})
+        docs.append(replica_set(rng, j, spec, min_replicas=3))
     faults: list[dict[str, Any]] = []
     for k in range(rng.randint(0, 4)):
         node = f"n{rng.randrange(n_nodes)}"
