@@ -49,8 +49,7 @@ def one_run() -> Iterator[None]:
     run, one collection frees its objects: their graph is cyclic (the framework, its
     plugins and the handle refer to one another), so only a collection can."""
     before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(before[0], _NEVER, _NEVER)
+    for_one_run()
     try:
         yield
     finally:

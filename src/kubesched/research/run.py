@@ -4,7 +4,7 @@ paper's metric: the share of the cluster's GPUs left unallocated once the whole 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubesched.api.scenario import Scenario
@@ -137,7 +137,7 @@ def replay(spec: OpenbSpec, policy: str, *, seed: int | None = None,
     ``features`` says (default: the newest release); the scheduler's tie-breaking generator
     is seeded with the same number. ``tiebreak``: research.sweepfile.TIEBREAKS."""
     if seed is not None:
-        spec = OpenbSpec(spec.data, spec.pods, spec.nodes, spec.order, spec.ratio, seed)
+        spec = replace(spec, seed=seed)
     gates = features or FeatureGates()
     sc, trace, nodes = load_openb(spec, release=gates.version)
     cfg = scheduler_config(policy, trace, gates, tiebreak)
