@@ -590,7 +590,10 @@ def explain_rows(out: dict[str, Any], top: int | None) -> list[tuple[str, str, s
     filtered: dict[str, list[str]] = {}
     for row in out["nodes"]:
         if not row["feasible"]:
-            verdict = f"{_rejector(row)}: {', '.join(row['reasons'])}"
+            rejector = _rejector(row)
+            # no rejector: the cycle ended in an error before judging the node
+            verdict = (f"{rejector}: {', '.join(row['reasons'])}" if rejector
+                       else "not judged: the cycle failed (below)")
             if row.get("detail"):  # DynamicResources: why no devices fit
                 verdict += "\n  " + "\n  ".join(row["detail"])
             filtered.setdefault(verdict, []).append(row["node"])
@@ -616,11 +619,12 @@ def _score_detail(row: dict[str, Any]) -> str:
 
 
 def _rejector(row: dict[str, Any]) -> str:
-    """The plugin that filtered the node out, or the extender (whose verdict names none)."""
+    """The plugin that filtered the node out, or the extender (whose verdict names none);
+    "" when neither did (an error ended the cycle)."""
     if row["plugin"] is not None:
         return str(row["plugin"])
     return next((f"extender {e['extender']}" for e in row.get("extenders") or []
-                 if e.get("verdict") not in (None, "Success", "Error (ignored)")), "?")
+                 if e.get("verdict") not in (None, "Success", "Error (ignored)")), "")
 
 
 def _group(names: list[str]) -> str:

@@ -14,11 +14,13 @@ from kubesched.api.types import ExtendedResourceClaimStatus, Pod, PodCondition
 from kubesched.config import SchedulerConfiguration
 from kubesched.errors import InputError
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.interface import PostFilterDecide
+from kubesched.framework.extender import ExtenderError
+from kubesched.framework.interface import PluginError, PostFilterDecide
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import FitError
 from kubesched.plugins.dynamicresources.plugin import CANNOT_ALLOCATE, DynamicResources
 from kubesched.scheduler import Scheduler
+from kubesched.scheduler.algorithm import NoNodesAvailable
 
 
 class ReadOnlyBackend:
@@ -155,14 +157,29 @@ def explain_pod(cluster: ClusterState, config: SchedulerConfiguration, target: P
         if pod.uid != target.uid:
             sched.queue.add_nominated_pod(pod, node_name)
     sched.cache.update_snapshot(sched.snapshot)
+    out: dict[str, Any] = {"pod": pod_key, "kubernetesVersion": config.kubernetes_version,
+                           "weights": dict(fwk.score_weights)}
+    try:
+        return _verdicts(sched, fwk, target, out)
+    except (PluginError, NoNodesAvailable, ExtenderError) as err:
+        # the cycle ends in an error status before any verdict is whole: upstream writes the
+        # error as the PodScheduled message and runs no PostFilter, so no node is feasible
+        # and none is blamed
+        out["nodes"] = [{"node": n, "feasible": False, "plugin": None, "reasons": []}
+                        for n in sched.snapshot.table.names]
+        out["selected"] = []
+        out["message"] = str(err)
+        return out
+
+
+def _verdicts(sched: Scheduler, fwk: Any, target: Pod, out: dict[str, Any]
+              ) -> dict[str, Any]:
+    """``out`` completed with every node's verdict (raises the cycle's errors)."""
     snap = sched.snapshot
     names = snap.table.names
-
     state = CycleState()
     found = sched.find_nodes_that_fit(fwk, state, target, exhaustive=True)
     feasible = found.feasible
-    out: dict[str, Any] = {"pod": pod_key, "kubernetesVersion": config.kubernetes_version,
-                           "weights": dict(fwk.score_weights)}
     node_rows: dict[str, dict[str, Any]] = {}
     n2s = found.diagnosis.node_to_status
     for name in names:

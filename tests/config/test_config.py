@@ -544,6 +544,55 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
     assert out["selected"] == ["tainted"]
 
 
+def test_a_filter_without_its_prefilter_is_explained_as_the_cycles_error(tmp_path) -> None:
+    """NodeResourcesFit's Filter enabled with its PreFilter disabled: upstream's cycle ends
+    in an Error status (the Filter reads a state no PreFilter wrote), so explain answers
+    with that error as the message, no node judged, and no PostFilter run; simulate leaves
+    the pod pending with the same message."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kubesched.cli import main
+
+    scen = tmp_path / "s.yaml"
+    scen.write_text("""
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+""")
+    conf = tmp_path / "c.yaml"
+    conf.write_text(json.dumps({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            "preFilter": {"disabled": [{"name": "NodeResourcesFit"}]}}}]}))
+    words = ('running "NodeResourcesFit" filter plugin: error reading '
+             '"PreFilterNodeResourcesFit" from cycleState: not found')
+    run = CliRunner().invoke(main, ["explain", str(scen), "--config", str(conf),
+                                    "--pod", "default/p", "-o", "json"])
+    assert run.exit_code == 0, run.output
+    out = json.loads(run.output)
+    assert out["message"] == words
+    assert out["nodes"] == [{"node": "n1", "feasible": False, "plugin": None, "reasons": []}]
+    assert out["selected"] == [] and "preemption" not in out
+    table = CliRunner().invoke(main, ["explain", str(scen), "--config", str(conf),
+                                      "--pod", "default/p"])
+    assert table.exit_code == 0, table.output
+    assert "not judged" in table.output
+    decisions = tmp_path / "d.jsonl"
+    sim = CliRunner().invoke(main, ["simulate", str(scen), "--config", str(conf),
+                                    "--decisions", str(decisions)])
+    assert sim.exit_code == 0, sim.output
+    first = json.loads(decisions.read_text().splitlines()[0])
+    assert (first["node"], first["message"]) == (None, words)
+
+
 def test_weights_whose_total_could_overflow_are_refused_with_upstreams_words() -> None:
     """getScoreWeights' one refusal. int32 weights cannot reach it from a file (each is at
     most 2³¹−1, ×100), so the profile is given weights no file could hold."""
