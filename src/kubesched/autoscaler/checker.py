@@ -42,18 +42,43 @@ class PredicateChecker:
         # nodes are added at the end of the order (imagined nodes of one template)
         self.sched.cache.grow_tables = True
         self._dirty = True
+        # nodes removed with ``later``: emptied of their pods but still in the snapshot
+        # (removing a node rebuilds the node table) until a question could tell (``_settle``)
+        self._hidden: dict[str, Node] = {}
 
     # -- editing the snapshot
 
     def add_node(self, node: Node) -> None:
+        hidden = self._hidden.pop(node.name, None)
+        if hidden is node:  # back as it was removed: it never left the snapshot
+            return
+        if hidden is not None:
+            self.sched.cache.remove_node(hidden)
         self.sched.cache.add_node(node)
         self._dirty = True
 
-    def remove_node(self, node: Node) -> None:
-        for pod in [p for p in self._pods.values() if p.spec.node_name == node.name]:
+    def remove_node(self, node: Node, *, later: bool = False) -> None:
+        """``node`` and its pods taken out; ``later``: the node itself only when a question
+        could tell it is there, or when it is not added back before (the scale-down
+        simulation removes a node per candidate and puts most back)."""
+        ni = self.sched.cache.nodes.get(node.name)
+        for pod in [self._pods[p.uid] for p in (ni.pods if ni is not None else ())
+                    if p.uid in self._pods]:
             self.remove_pod(pod)
-        self.sched.cache.remove_node(node)
+        if later:
+            self._hidden[node.name] = node
+            return
+        hidden = self._hidden.pop(node.name, None)
+        self.sched.cache.remove_node(hidden or node)
         self._dirty = True
+
+    def _settle(self) -> None:
+        """The nodes removed ``later`` taken out of the snapshot."""
+        for node in self._hidden.values():
+            self.sched.cache.remove_node(node)
+        if self._hidden:
+            self._hidden.clear()
+            self._dirty = True
 
     def add_pod(self, pod: Pod) -> None:
         """A bound pod (``spec.nodeName`` set)."""
@@ -68,6 +93,7 @@ class PredicateChecker:
     def clear(self) -> None:
         """Every node taken out, with its pods: the checker as new, for another question
         (building one builds a Scheduler, which costs more than most questions)."""
+        self._settle()
         for ni in list(self.sched.cache.nodes.values()):
             if ni.node is not None:
                 self.remove_node(ni.node)
@@ -80,7 +106,11 @@ class PredicateChecker:
 
     # -- asking
 
-    def _snapshot(self) -> Any:
+    def _snapshot(self, *, hidden_ok: bool = False) -> Any:
+        """The snapshot (``hidden_ok``: it may still hold the nodes removed ``later``,
+        empty)."""
+        if not hidden_ok:
+            self._settle()
         if self._dirty:
             self.sched.cache.update_snapshot(self.sched.snapshot)
             self._dirty = False
@@ -91,17 +121,33 @@ class PredicateChecker:
         plugins after its PreFilter, or None (cluster-autoscaler's FitsAnyNodeMatching /
         CheckPredicates). A pod no profile serves fits nowhere."""
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        if self._hidden:
+            node_names = [n for n in node_names if n not in self._hidden]
         if fwk is None or not node_names:
             return None
-        snap = self._snapshot()
-        if len(node_names) > _SCAN:
-            # the plugins' batch forms judge every node of the snapshot at once
-            found = self.sched.find_nodes_that_fit(fwk, CycleState(), pod, exhaustive=True)
-            names = snap.table.names
-            feasible = {names[int(r)] for r in found.feasible}
-            return next((n for n in node_names if n in feasible), None)
-        state = CycleState()
-        pre, st, _with = fwk.run_pre_filter(state, pod, snap)
+        while True:
+            # With nodes removed ``later`` still there (empty), the answer stands when the
+            # PreFilter passed and every Filter that runs judges a node by its own row
+            # alone: an empty node then changes no other node's verdict. Otherwise the
+            # nodes go for real and the question is asked again.
+            hidden = bool(self._hidden)
+            snap = self._snapshot(hidden_ok=True)
+            state = CycleState()
+            if len(node_names) > _SCAN:
+                # the plugins' batch forms judge every node of the snapshot at once
+                found = self.sched.find_nodes_that_fit(fwk, state, pod, exhaustive=True)
+                if hidden and (found.diagnosis.pre_filter_msg
+                               or not fwk.filters_row_local(state)):
+                    self._settle()
+                    continue
+                names = snap.table.names
+                feasible = {names[int(r)] for r in found.feasible}
+                return next((n for n in node_names if n in feasible), None)
+            pre, st, _with = fwk.run_pre_filter(state, pod, snap)
+            if hidden and not (st.is_success() and fwk.filters_row_local(state)):
+                self._settle()
+                continue
+            break
         if not st.is_success():
             return None
         for name in node_names:

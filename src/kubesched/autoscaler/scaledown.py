@@ -208,5 +208,5 @@ def _move(node: Node, movers: list[Pod], order: list[str], removed: set[str],
         copy = placed(p, target)
         checker.add_pod(copy)
         moved.append(copy)
-    checker.remove_node(node)
+    checker.remove_node(node, later=True)
     return None

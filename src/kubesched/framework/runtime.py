@@ -433,6 +433,13 @@ class Framework:
                 and all(p.name in skip or p.name not in self._extended_pre_filters
                         for p in self.pre_filter))
 
+    def filters_row_local(self, state: CycleState) -> bool:
+        """Whether every Filter plugin that runs in this cycle judges a node by that node's
+        row alone (``filter_row_local``): other nodes, their pods, or nodes that are not
+        there change no verdict."""
+        skip = state.skip_filter
+        return all(p.name in skip or p.name in self._row_local for p in self.filter)
+
     def _add_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo
                             ) -> tuple[bool, CycleState, NodeInfo]:
         nominated = self.handle.nominated_pods_for_node(ni.name)
