@@ -206,6 +206,34 @@ def test_a_drained_node_s_pods_are_evicted_and_made_again_elsewhere(tmp_path: Pa
     assert "small-a" not in sim.nodes
 
 
+@pytest.mark.parametrize("api_order", [False, True], ids=["a-first", "b-first"])
+def test_the_drain_simulation_moves_a_node_s_pods_in_name_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api_order: bool) -> None:
+    # "old" (group g, 8 cpu) holds a-pod (1 cpu) and b-pod (2 cpu): utilisation 3/8, a
+    # candidate. Elsewhere (no group) d1 has 2 cpu free, d2 1 cpu. In name order a-pod
+    # goes first, to d1 (1 left), and b-pod then fits nowhere: old is unremovable, never
+    # scaled down. (b-pod first would fit both: b to d1, a to d2.) The API server's own
+    # order of a node's pods (a set's, which moved with the interpreter's hash seed) must
+    # not change this: here it is made either way.
+    from kubesched.backends.sim.apiserver import ApiServer
+    real = ApiServer.pods_on_node
+
+    def ordered(self: ApiServer, node_name: str) -> list[str]:
+        uids = real(self, node_name)
+        return sorted(uids, key=lambda u: self.pods[u].key, reverse=api_order)
+
+    monkeypatch.setattr(ApiServer, "pods_on_node", ordered)
+    safe = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
+    docs = [group("g", "8", 3), node("old", "8", "g"), node("d1", "4"), node("d2", "2"),
+            pod("filler-1", "2", node_name="d1"), pod("filler-2", "1", node_name="d2"),
+            pod("a-pod", "1", node_name="old"), pod("b-pod", "2", node_name="old")]
+    for d in docs[-2:]:
+        d["metadata"]["annotations"] = safe
+    _sim, _result, ca, _done = run(tmp_path, docs)
+    assert ca.scale_downs == []
+    assert "old" in ca.unremovable
+
+
 def test_simulate_prints_the_node_groups_and_takes_the_flags(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump_all(_two_small_nodes()))

@@ -204,8 +204,12 @@ class ClusterAutoscaler:
                 self.unneeded.pop(name, None)
 
     def _pods_on(self, name: str) -> list[Pod]:
+        """The pods on node ``name``, by namespace/name: the drain simulation places them
+        in this order, which must be the same every run (and after a resume) —
+        cluster-autoscaler's, its informer's list, is not defined."""
         pods = self.sim.api.pods
-        return [pods[u] for u in self.sim.api.pods_on_node(name) if u in pods]
+        return sorted((pods[u] for u in self.sim.api.pods_on_node(name) if u in pods),
+                      key=lambda p: p.key)
 
     def _unschedulable(self) -> list[tuple[Pod, float]]:
         """The pods the scheduler marked unschedulable (condition PodScheduled False,
