@@ -19,7 +19,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import READS_RESOURCES, FilterBatch
 from kubesched.scheduler import Scheduler
 
-# above this many nodes to try, one batch Filter over the snapshot is cheaper than a loop
+# the nodes tried one by one before one batch Filter over the snapshot judges the rest
 _SCAN = 4
 
 
@@ -133,16 +133,6 @@ class PredicateChecker:
             hidden = bool(self._hidden)
             snap = self._snapshot(hidden_ok=True)
             state = CycleState()
-            if len(node_names) > _SCAN:
-                # the plugins' batch forms judge every node of the snapshot at once
-                found = self.sched.find_nodes_that_fit(fwk, state, pod, exhaustive=True)
-                if hidden and (found.diagnosis.pre_filter_msg
-                               or not fwk.filters_row_local(state)):
-                    self._settle()
-                    continue
-                names = snap.table.names
-                feasible = {names[int(r)] for r in found.feasible}
-                return next((n for n in node_names if n in feasible), None)
             pre, st, _with = fwk.run_pre_filter(state, pod, snap)
             if hidden and not (st.is_success() and fwk.filters_row_local(state)):
                 self._settle()
@@ -150,13 +140,22 @@ class PredicateChecker:
             break
         if not st.is_success():
             return None
-        for name in node_names:
+        # the first few one by one (a scale-down's pods mostly fit on one of them), then the
+        # plugins' batch forms, which judge every node of the snapshot at once
+        for name in node_names[:_SCAN]:
             if not pre.all_nodes() and name not in (pre.node_names or ()):
                 continue
             ni = snap.get(name)
             if ni is not None and fwk.run_filter_with_nominated(state, pod, ni).is_success():
                 return name
-        return None
+        if len(node_names) <= _SCAN:
+            return None
+        found = self.sched.find_nodes_that_fit(fwk, CycleState(), pod, exhaustive=True)
+        feasible = np.zeros(snap.num_nodes, dtype=bool)
+        feasible[found.feasible] = True
+        index = snap.table.index
+        return next((n for n in node_names[_SCAN:]
+                     if (r := index.get(n)) is not None and feasible[r]), None)
 
     def reads_only_resources(self, pod: Pod) -> bool:
         """Whether, for ``pod``, a node's verdict depends only on the requests and the number

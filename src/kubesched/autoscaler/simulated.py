@@ -305,10 +305,7 @@ class ClusterAutoscaler:
             ni = cache.nodes.get(name)
             if ni is None or self.unremovable.get(name, -math.inf) > now:
                 continue
-            alloc, req = ni.allocatable, ni.requested
-            util = max((req.get(r, 0) / alloc[r] for r in ("cpu", "memory")
-                        if alloc.get(r, 0) > 0), default=0.0)
-            if util < threshold:
+            if _utilization(ni.allocatable, ni.requested) < threshold:
                 candidates.add(name)
         if not candidates:
             self.unneeded = {}
@@ -475,6 +472,20 @@ class ClusterAutoscaler:
                 sum(life.hours(end) for life in lives), series))
         return AutoscaleSummary(out, [self.cannot_help[u] for u in self.cannot_help if u in still],
                                 list(self.scale_ups), list(self.scale_downs))
+
+
+def _utilization(alloc: dict[str, int], req: dict[str, int]) -> float:
+    """The larger of cpu's and memory's requested share of what is allocatable (resources
+    with none allocatable left out): which nodes the scale-down simulation looks at (it
+    judges them by ``scaledown.utilization``). Asked of every node at every loop."""
+    util = 0.0
+    cpu = alloc.get("cpu", 0)
+    if cpu > 0:
+        util = req.get("cpu", 0) / cpu
+    mem = alloc.get("memory", 0)
+    if mem > 0:
+        util = max(util, req.get("memory", 0) / mem)
+    return util
 
 
 def attach(sim: SimCluster, options: AutoscalerOptions, seed: int = 0) -> ClusterAutoscaler:

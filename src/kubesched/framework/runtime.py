@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import logging
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -144,6 +145,7 @@ class ScoreOutcome:
 
 # pods whose filter signature a profile keeps (a pod is signed once, retried many times)
 _MAX_SIGNATURES = 65536
+_SIGNATURE_IDS = itertools.count()
 
 
 def _filter_signer(p: Plugin) -> Callable[[Pod], Any] | None:
@@ -245,6 +247,9 @@ class Framework:
         self._filter_signers = _filter_signers(self.pre_filter, self.filter)
         self._each_filter_signer = [_filter_signer(p) for p in self.filter]
         self._filter_signatures: dict[str, tuple[Pod, Hashable | None]] = {}
+        # each distinct signature as a number: a failure memo looks one up per attempt, and
+        # hashing the nested tuple every time was a large part of a replayed attempt
+        self._signature_ids: dict[Hashable, int] = {}
         self._kept_signatures: dict[str, tuple[Pod, tuple[bool, ...], Hashable | None]] = {}
         # filter_batch_kept: each row's encoded verdict per key, and the reasons it names
         self._kept_rows = RowMemo(max_keys=128)
@@ -601,9 +606,13 @@ class Framework:
                     break
                 fragments.update(got_fragments)
             else:
-                sig = tuple(sorted(fragments.items(), key=lambda kv: kv[0]))
+                ids = self._signature_ids
+                sig = ids.setdefault(tuple(sorted(fragments.items(), key=lambda kv: kv[0])),
+                                     next(_SIGNATURE_IDS))
         if len(kept) >= _MAX_SIGNATURES:
             kept.clear()
+            # numbers are never reused: one kept elsewhere never names another signature
+            self._signature_ids.clear()
         kept[pod.uid] = (pod, sig)
         return sig
 

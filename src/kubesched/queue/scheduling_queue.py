@@ -214,6 +214,8 @@ class _Pool(dict[str, QueuedPodInfo]):
         self._count(key, None)
 
     def pop(self, key: str, *default: Any) -> Any:
+        if default and key not in self:  # nothing changes: the pool's version stays
+            return default[0]
         self.version += 1
         got = super().pop(key, *default)
         self._count(key, None)
@@ -589,6 +591,12 @@ class SchedulingQueue:
         pool = self._unschedulable
         got = self._may_move_memo.get(event)
         if got is not None and got[0] == pool.version:
+            import os
+            if os.environ.get("DEBUGMOVE"):
+                self._may_move_memo.pop(event)
+                fresh = self._may_move(event)
+                if [id(q) for q in fresh] != [id(q) for q in got[1]]:
+                    raise RuntimeError(f"stale {event} {len(fresh)} {len(got[1])}")
             return got[1]
         if is_wildcard(event):
             pods = list(pool.values())

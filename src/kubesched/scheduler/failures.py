@@ -102,18 +102,27 @@ class FailureMemo:
     def __init__(self) -> None:
         self._version: tuple[int, int] | None = None
         self._failures: dict[Hashable, Failure] = {}
+        self._profiles_replayable: dict[Framework, bool] = {}
 
     def begin(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Attempt | None:
         """The attempt, or None when it may not be kept or replayed."""
         if (sched.observer is not None or fwk.observer is not None or sched.extenders
                 or pod.status.nominated_node_name or sched.queue.nominator.node_of
-                or any(p.name not in REPLAYABLE_POST_FILTERS for p in fwk.post_filter)):
+                or not self._replayable(fwk)):
             return None
         version = (sched.cache.generation, sched.world_changes)
         if version != self._version:
             self._version = version
             self._failures.clear()
         return Attempt(fwk, pod, sched.next_start_node_index)
+
+    def _replayable(self, fwk: Framework) -> bool:
+        """Whether every PostFilter plugin of ``fwk`` is one whose failures are replayed."""
+        ok = self._profiles_replayable.get(fwk)
+        if ok is None:
+            ok = self._profiles_replayable[fwk] = all(
+                p.name in REPLAYABLE_POST_FILTERS for p in fwk.post_filter)
+        return ok
 
     def _signed(self, attempt: Attempt) -> Hashable | None:
         pod = attempt.pod

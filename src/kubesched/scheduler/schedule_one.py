@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 _PERMIT_WAIT = "kubesched.io/permit-wait"  # CycleState key: the waiting plugins' timeouts
 EVENT_MESSAGE_LIMIT = 1024
+_UNSCHEDULABLE = Status(Code.UNSCHEDULABLE)  # a FitError's status (never changed)
 
 
 class ScheduleOne(Algorithm):
@@ -183,6 +184,9 @@ class ScheduleOne(Algorithm):
         memo = self.failures
         attempt = memo.begin(self, fwk, pod)  # an identical pod's failure over this cluster
         failure = memo.recall(attempt) if attempt is not None else None
+        if failure is not None and (failure.post is not None or not fwk.post_filter):
+            self._fail_as_before(fwk, state, qpi, failure, cycle)
+            return None, None
         hinted: list[int] = []
         draws: list[Draw] = []
         try:
@@ -259,6 +263,23 @@ class ScheduleOne(Algorithm):
             return None, None
         self._decided(qpi, result.suggested_host, result, None)
         return result, assumed
+
+    def _fail_as_before(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                        failure: Failure, cycle: int) -> None:
+        """A failure replayed: what the FitError path of ``_scheduling_cycle`` does with
+        the kept outcome (PostFilter's answer included), without raising it — most
+        attempts of a crowded cluster end here."""
+        fe = self._replay_failure(fwk, state, qpi.pod, failure)
+        nominated: str | None = ""  # no PostFilter plugin: clear the nomination
+        if failure.post is not None:
+            self.failures.redraw(self, failure)
+            nominated = failure.post[0]
+            fe.diagnosis.post_filter_msg = failure.diagnosis.post_filter_msg
+        message = self.handle_scheduling_failure(fwk, qpi, _UNSCHEDULABLE, fe, nominated,
+                                                 cycle)
+        if self.decisions is not None:
+            self.decisions.decided(qpi, self.clock.now(), None,
+                                   len(fe.diagnosis.node_to_status), 0, message, None)
 
     def _replay_failure(self, fwk: Framework, state: CycleState, pod: Pod,
                         failure: Failure) -> FitError:
