@@ -5,7 +5,7 @@ it places there), without the scheduler's queue, scoring or binding."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -120,11 +120,24 @@ class PredicateChecker:
         """The first of ``node_names`` (in their order) where ``pod`` passes the Filter
         plugins after its PreFilter, or None (cluster-autoscaler's FitsAnyNodeMatching /
         CheckPredicates). A pod no profile serves fits nowhere."""
+        return self.first_fit(pod, node_names)[0]
+
+    def signature(self, pod: Pod) -> Hashable | None:
+        """Equal for pods the filters judge alike on every node (None: not known)."""
+        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        sig = fwk.filter_signature(pod) if fwk is not None else None
+        return None if sig is None else (pod.spec.scheduler_name, sig)
+
+    def first_fit(self, pod: Pod, node_names: Sequence[str]) -> tuple[str | None, bool]:
+        """``fits_any``, and whether the nodes' verdicts read only their requested and
+        pod-count columns (``Framework.filters_read_only_resources``, every node kept by
+        PreFilter): then a node that did not fit the pod fits no pod of its signature
+        while pods are only added to it."""
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
         if self._hidden:
             node_names = [n for n in node_names if n not in self._hidden]
         if fwk is None or not node_names:
-            return None
+            return None, False
         while True:
             # With nodes removed ``later`` still there (empty), the answer stands when the
             # PreFilter passed and every Filter that runs judges a node by its own row
@@ -139,7 +152,8 @@ class PredicateChecker:
                 continue
             break
         if not st.is_success():
-            return None
+            return None, False
+        columns = pre.all_nodes() and fwk.filters_read_only_resources(state)
         # the first few one by one (a scale-down's pods mostly fit on one of them), then the
         # plugins' batch forms, which judge every node of the snapshot at once
         for name in node_names[:_SCAN]:
@@ -147,15 +161,15 @@ class PredicateChecker:
                 continue
             ni = snap.get(name)
             if ni is not None and fwk.run_filter_with_nominated(state, pod, ni).is_success():
-                return name
+                return name, columns
         if len(node_names) <= _SCAN:
-            return None
+            return None, columns
         found = self.sched.find_nodes_that_fit(fwk, CycleState(), pod, exhaustive=True)
         feasible = np.zeros(snap.num_nodes, dtype=bool)
         feasible[found.feasible] = True
         index = snap.table.index
         return next((n for n in node_names[_SCAN:]
-                     if (r := index.get(n)) is not None and feasible[r]), None)
+                     if (r := index.get(n)) is not None and feasible[r]), None), columns
 
     def reads_only_resources(self, pod: Pod) -> bool:
         """Whether, for ``pod``, a node's verdict depends only on the requests and the number

@@ -13,7 +13,7 @@ nodes are tried in name order, each removal kept for the next.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,7 +144,7 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
     budget = [p.disruptions_allowed(all_pods, objects) for p in pdbs]
     out = ScaleDownResult()
     removed: set[str] = set()
-    order = [n.name for n in nodes]
+    cursors = _Cursors([n.name for n in nodes])
     # the pods on each node as the removals so far leave them (core/scaledown/planner
     # simulates each removal on the snapshot the earlier ones changed); the utilisation is
     # the cluster's, computed before (eligibility)
@@ -173,7 +173,7 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
                       f"{max(budget[pdbs.index(short)], 0)} disruption(s)")
         moved: list[Pod] = []
         if reason is None:
-            reason = _move(node, movers, order, removed, checker, moved)
+            reason = _move(node, movers, removed, checker, moved, cursors)
         if reason is not None:
             out.kept[node.name] = reason
             continue
@@ -187,23 +187,51 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
     return out
 
 
-def _move(node: Node, movers: list[Pod], order: list[str], removed: set[str],
-          checker: PredicateChecker, moved: list[Pod]) -> str | None:
+class _Cursors:
+    """Per pod signature, how far along the nodes' order a pod of it need not look during
+    one scale-down simulation: the nodes before did not fit such a pod, judged on columns
+    that only fill up meanwhile (``PredicateChecker.first_fit``). Pods are only added to
+    the nodes that stay; the candidate whose pods are taken off (skipped as their
+    destination, not judged) is then removed, or put back as it was with the cursors of
+    before."""
+
+    def __init__(self, order: list[str]) -> None:
+        self.order = order
+        self.position = {n: i for i, n in enumerate(order)}
+        self.start: dict[Hashable, int] = {}
+
+
+def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateChecker,
+          moved: list[Pod], cursors: _Cursors) -> str | None:
     """Places ``movers`` on the other nodes that stay (their copies there into ``moved``)
     and removes ``node`` from ``checker``; or, when one does not fit, leaves ``checker`` as
     it was and says which."""
     for p in movers:
         checker.remove_pod(p)
+    order = cursors.order
     dest = [n for n in order if n != node.name and n not in removed]
+    before = dict(cursors.start)
     for p in movers:
         # asked as a pending pod: its nodeName would pin it to the node it leaves
-        target = checker.fits_any(placed(p, ""), dest)
+        ask = placed(p, "")
+        key = checker.signature(ask)
+        start = cursors.start.get(key, 0) if key is not None else 0
+        if start:
+            target, columns = checker.first_fit(
+                ask, [n for n in order[start:] if n != node.name and n not in removed])
+            if not columns:  # judged otherwise now: the nodes skipped may fit it
+                target, columns = checker.first_fit(ask, dest)
+        else:
+            target, columns = checker.first_fit(ask, dest)
+        if key is not None and columns:
+            cursors.start[key] = len(order) if target is None else cursors.position[target]
         if target is None:
             for m in moved:
                 checker.remove_pod(m)
             for q in movers:
                 checker.add_pod(q)
             moved.clear()
+            cursors.start = before
             return f"pod {p.key} fits on no other node"
         copy = placed(p, target)
         checker.add_pod(copy)

@@ -1,0 +1,188 @@
+"""The scale-down simulation's cursors (how far along the nodes a pod of one signature need
+not look, ``scaledown._Cursors``) change no answer: on random clusters, ``scale_down``
+removes and keeps the same nodes, for the same reasons, as with every pod asked over
+every node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubesched.api.parse import parse_node, parse_pod
+from kubesched.api.types import Pod
+from kubesched.autoscaler.checker import PredicateChecker
+from kubesched.autoscaler.scaledown import scale_down
+from kubesched.config import default_config
+
+GROUP_LABEL = "kubesched.io/node-group"
+SAFE = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
+# few shapes, so that signatures repeat: cpu (m), a hostPort (NodePorts reads more than
+# the node's columns), a node selector
+SHAPES = [(500, None, None), (1000, None, None), (1500, None, None), (2000, None, None),
+          (1000, 8080, None), (500, None, "ssd"), (3000, None, None), (500, None, "with"),
+          (500, None, "spread"), (1000, None, "spread")]
+# "with": required pod affinity to the pods of shape 0 on the same node; "spread": spread
+# over nodes, at most one apart (PodTopologySpread): verdicts that pods added elsewhere
+# can turn from no fit to fit
+
+clusters = st.tuples(
+    st.lists(st.tuples(st.sampled_from([2, 3, 4, 8]), st.booleans(), st.booleans()),
+             min_size=2, max_size=14),
+    st.lists(st.tuples(st.integers(0, 13), st.integers(0, len(SHAPES) - 1)), max_size=60))
+
+
+def _node(i: int, cpu: int, in_group: bool, ssd: bool) -> Any:
+    labels = {GROUP_LABEL: "g"} if in_group else {}
+    if ssd:
+        labels["disk"] = "ssd"
+    labels["kubernetes.io/hostname"] = f"n{i:02d}"
+    return parse_node({"apiVersion": "v1", "kind": "Node",
+                       "metadata": {"name": f"n{i:02d}", "labels": labels},
+                       "status": {"capacity": {"cpu": str(cpu), "memory": "32Gi",
+                                               "pods": "110"}}})
+
+
+def _pod(j: int, node: str, shape: int) -> Pod:
+    cpu, port, disk = SHAPES[shape]
+    container: dict[str, Any] = {"name": "c", "image": "x",
+                                 "resources": {"requests": {"cpu": f"{cpu}m"}}}
+    if port:
+        container["ports"] = [{"containerPort": port, "hostPort": port}]
+    spec: dict[str, Any] = {"containers": [container], "nodeName": node}
+    if disk == "spread":
+        spec["topologySpreadConstraints"] = [{
+            "maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+            "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"s": "1"}}}]
+    if disk == "with":
+        spec["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"shape": "0"}},
+             "topologyKey": "kubernetes.io/hostname"}]}}
+    elif disk:
+        spec["nodeSelector"] = {"disk": disk}
+    return parse_pod({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": f"p{j:02d}", "namespace": "default",
+                                   "uid": f"p{j:02d}", "annotations": SAFE,
+                                   "labels": {"shape": str(shape),
+                                              "s": str(int(disk == "spread"))}},
+                      "spec": spec})
+
+
+def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: bool
+                ) -> tuple[list[str], dict[str, str]]:
+    checker = PredicateChecker(default_config(), {}, {})
+    for n in nodes:
+        checker.add_node(n)
+    for p in pods:
+        checker.add_pod(p)
+    if not cursors:
+        checker.signature = lambda pod: None  # type: ignore[method-assign]
+    on: dict[str, list[Pod]] = {}
+    for p in pods:
+        on.setdefault(p.spec.node_name, []).append(p)
+    res = scale_down(nodes, on, groups, {"g": 100}, [], pods, {}, checker)
+    return res.removed, res.kept
+
+
+@pytest.fixture(scope="module")
+def groups() -> list[Any]:
+    from kubesched.api.nodegroups import parse_node_group
+    return [parse_node_group({
+        "apiVersion": "kubesched.io/v1alpha1", "kind": "NodeGroup", "metadata": {"name": "g"},
+        "spec": {"maxSize": 100, "template": {"status": {"capacity": {"cpu": "8"}}}}})]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(cluster=clusters)
+def test_cursors_change_no_answer(groups: list[Any],
+                                  cluster: tuple[list[Any], list[Any]]) -> None:
+    node_specs, pod_specs = cluster
+    nodes = [_node(i, cpu, g, ssd) for i, (cpu, g, ssd) in enumerate(node_specs)]
+    room = {n.name: n.status.allocatable["cpu"] for n in nodes}
+    ports: dict[str, set[int]] = {n.name: set() for n in nodes}
+    pods: list[Pod] = []
+    for j, (i, shape) in enumerate(pod_specs):
+        node = nodes[i % len(nodes)]
+        cpu, port, disk = SHAPES[shape]
+        if room[node.name] < cpu or (port and port in ports[node.name]) \
+                or (disk == "ssd" and node.metadata.labels.get("disk") != disk) \
+                or (disk == "with" and not any(p.spec.node_name == node.name
+                                               and p.labels["shape"] == "0" for p in pods)):
+            continue  # only pods that fit where they are
+        room[node.name] -= cpu
+        if port:
+            ports[node.name].add(port)
+        pods.append(_pod(j, node.name, shape))
+    assert _scale_down(nodes, pods, groups, True) == _scale_down(nodes, pods, groups, False)
+
+
+def _plain(name: str, node: str, cpu: str, **spec: Any) -> Pod:
+    return parse_pod({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": name, "namespace": "default", "uid": name,
+                                   "annotations": SAFE, "labels": {"app": name}},
+                      "spec": {"nodeName": node, **spec, "containers": [{
+                          "name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}})
+
+
+def _named_node(name: str, cpu: int, in_group: bool, **labels: str) -> Any:
+    all_labels = {GROUP_LABEL: "g"} if in_group else {}
+    all_labels.update(labels, **{"kubernetes.io/hostname": name})
+    return parse_node({"apiVersion": "v1", "kind": "Node",
+                       "metadata": {"name": name, "labels": all_labels},
+                       "status": {"capacity": {"cpu": str(cpu), "memory": "32Gi",
+                                               "pods": "110"}}})
+
+
+def _run(nodes: list[Any], pods: list[Pod], groups: list[Any]) -> tuple[list[str], Any]:
+    removed, kept = _scale_down(nodes, pods, groups, True)
+    assert (removed, kept) == _scale_down(nodes, pods, groups, False)
+    return removed, kept
+
+
+def test_a_failed_candidate_gives_back_the_nodes_its_pods_took(groups: list[Any]) -> None:
+    # Node order a, b, c, d, e; a, d, e are candidates (group g, utilisation < 0.5); b and
+    # c are labelled dest, which p2, q and r select. a (20 cpu) holds p1 (1), p2 (2), p3
+    # (5): p1 to b (2 free -> 1), p2 past b to c (3 free -> 1), p3 fits nowhere (d and e
+    # have under 5 free): a stays, and b and c are as before. d holds q (2, as p2): b (2
+    # free) takes it; e holds r (3): c (3 free) takes it. Had b stayed passed over for
+    # pods like p2, q would have gone to c, leaving r nowhere.
+    dest = {"nodeSelector": {"dest": "yes"}}
+    nodes = [_named_node("a", 20, True), _named_node("b", 4, False, dest="yes"),
+             _named_node("c", 4, False, dest="yes"), _named_node("d", 5, True),
+             _named_node("e", 7, True)]
+    p2, q = _plain("p2", "a", "2", **dest), _plain("q", "d", "2", **dest)
+    for p in (p2, q):  # one signature: the same labels too
+        p.metadata.labels = {"app": "two"}
+    pods = [_plain("p1", "a", "1"), p2, _plain("p3", "a", "5"),
+            _plain("fill-b", "b", "2"), _plain("fill-c", "c", "1"),
+            q, _plain("r", "e", "3", **dest)]
+    removed, kept = _run(nodes, pods, groups)
+    assert removed == ["d", "e"]
+    assert kept == {"a": "pod default/p3 fits on no other node"}
+
+
+def test_pods_that_need_other_pods_are_not_passed_over(groups: list[Any]) -> None:
+    # Order a, b, c1, c2; c1 and c2 candidates. w1 and w2 need a pod labelled app=anchor
+    # on their node (required pod affinity, which leaves them unsigned: every node is
+    # asked): a has none at first, b has one but room for one more 1-cpu pod only. c1
+    # holds w1 then anchor: w1 passes a and goes to b; anchor goes to a; c1 goes. c2 holds
+    # w2: a now has the anchor and room: w2 goes there, c2 goes. (Passed over as w1
+    # passed it, a would be skipped and c2 kept.)
+    need = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "anchor"}},
+         "topologyKey": "kubernetes.io/hostname"}]}}}
+    nodes = [_named_node("a", 4, False), _named_node("b", 2, False),
+             _named_node("c1", 8, True), _named_node("c2", 8, True)]
+    w1 = _plain("w1", "c1", "1", **need)
+    w2 = _plain("w2", "c2", "1", **need)
+    for w in (w1, w2):  # one signature: the same labels
+        w.metadata.labels = {"app": "w"}
+    pods = [_plain("anchor-b", "b", "1"), w1, _plain("x-anchor", "c1", "1"), w2]
+    for p in pods:
+        if "anchor" in p.name:
+            p.metadata.labels = {"app": "anchor"}
+    removed, kept = _run(nodes, pods, groups)
+    assert removed == ["c1", "c2"]
+    assert kept == {}
