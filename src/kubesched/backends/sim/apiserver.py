@@ -617,9 +617,11 @@ class ApiServer:
         current = self.pods.get(pod.uid)
         if current is None:
             return
-        if condition is not None:
-            conds = [c for c in current.status.conditions if c.type != condition.type]
-            current.status.conditions = [*conds, condition]
+        conds = current.status.conditions
+        if condition is not None and not (conds and conds[-1] == condition):
+            # (unchanged, as a pending pod's retries mostly leave it, there is nothing to do)
+            current.status.conditions = [*(c for c in conds if c.type != condition.type),
+                                         condition]
         if nominated_node_name is None or \
                 nominated_node_name == current.status.nominated_node_name:
             return
