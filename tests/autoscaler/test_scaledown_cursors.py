@@ -78,7 +78,7 @@ def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: b
     for p in pods:
         checker.add_pod(p)
     if not cursors:
-        checker.signature = lambda pod: None  # type: ignore[method-assign]
+        checker.pending_signature = lambda pod: None  # type: ignore[method-assign]
     on: dict[str, list[Pod]] = {}
     for p in pods:
         on.setdefault(p.spec.node_name, []).append(p)

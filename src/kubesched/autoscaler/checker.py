@@ -5,6 +5,7 @@ it places there), without the scheduler's queue, scoring or binding."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, cast
 
@@ -21,6 +22,7 @@ from kubesched.scheduler import Scheduler
 
 # the nodes tried one by one before one batch Filter over the snapshot judges the rest
 _SCAN = 4
+_MAX_SIGNATURES = 65536
 
 
 def placed(pod: Pod, node_name: str) -> Pod:
@@ -45,6 +47,7 @@ class PredicateChecker:
         # nodes removed with ``later``: emptied of their pods but still in the snapshot
         # (removing a node rebuilds the node table) until a question could tell (``_settle``)
         self._hidden: dict[str, Node] = {}
+        self._signatures: dict[str, tuple[Pod, Hashable | None]] = {}
 
     # -- editing the snapshot
 
@@ -116,27 +119,39 @@ class PredicateChecker:
             self._dirty = False
         return self.sched.snapshot
 
-    def fits_any(self, pod: Pod, node_names: Sequence[str]) -> str | None:
+    def fits_any(self, pod: Pod, node_names: Iterable[str]) -> str | None:
         """The first of ``node_names`` (in their order) where ``pod`` passes the Filter
         plugins after its PreFilter, or None (cluster-autoscaler's FitsAnyNodeMatching /
         CheckPredicates). A pod no profile serves fits nowhere."""
         return self.first_fit(pod, node_names)[0]
 
-    def signature(self, pod: Pod) -> Hashable | None:
-        """Equal for pods the filters judge alike on every node (None: not known)."""
+    def pending_signature(self, pod: Pod) -> Hashable | None:
+        """Equal for pods the filters judge alike on every node, asked as pending pods (no
+        nodeName); None: not known. Kept per pod: a scale-down asks of the same pods at
+        every loop."""
+        kept = self._signatures.get(pod.uid)
+        if kept is not None and kept[0] is pod:
+            return kept[1]
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
-        sig = fwk.filter_signature(pod) if fwk is not None else None
-        return None if sig is None else (pod.spec.scheduler_name, sig)
+        sig = fwk.filter_signature(placed(pod, "")) if fwk is not None else None
+        key = None if sig is None else (pod.spec.scheduler_name, sig)
+        if len(self._signatures) >= _MAX_SIGNATURES:
+            self._signatures.clear()
+        self._signatures[pod.uid] = (pod, key)
+        return key
 
-    def first_fit(self, pod: Pod, node_names: Sequence[str]) -> tuple[str | None, bool]:
+    def first_fit(self, pod: Pod, node_names: Iterable[str]) -> tuple[str | None, bool]:
         """``fits_any``, and whether the nodes' verdicts read only their requested and
         pod-count columns (``Framework.filters_read_only_resources``, every node kept by
         PreFilter): then a node that did not fit the pod fits no pod of its signature
-        while pods are only added to it."""
+        while pods are only added to it. ``node_names`` is read as far as the answer."""
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
-        if self._hidden:
-            node_names = [n for n in node_names if n not in self._hidden]
-        if fwk is None or not node_names:
+        if fwk is None:
+            return None, False
+        # (a node removed ``later`` is no answer; once settled it is not in the snapshot)
+        names = (n for n in node_names if n not in self._hidden)
+        head = list(itertools.islice(names, _SCAN + 1))
+        if not head:
             return None, False
         while True:
             # With nodes removed ``later`` still there (empty), the answer stands when the
@@ -156,19 +171,19 @@ class PredicateChecker:
         columns = pre.all_nodes() and fwk.filters_read_only_resources(state)
         # the first few one by one (a scale-down's pods mostly fit on one of them), then the
         # plugins' batch forms, which judge every node of the snapshot at once
-        for name in node_names[:_SCAN]:
+        for name in head[:_SCAN]:
             if not pre.all_nodes() and name not in (pre.node_names or ()):
                 continue
             ni = snap.get(name)
             if ni is not None and fwk.run_filter_with_nominated(state, pod, ni).is_success():
                 return name, columns
-        if len(node_names) <= _SCAN:
+        if len(head) <= _SCAN:
             return None, columns
         found = self.sched.find_nodes_that_fit(fwk, CycleState(), pod, exhaustive=True)
         feasible = np.zeros(snap.num_nodes, dtype=bool)
         feasible[found.feasible] = True
         index = snap.table.index
-        return next((n for n in node_names[_SCAN:]
+        return next((n for n in itertools.chain(head[_SCAN:], names)
                      if (r := index.get(n)) is not None and feasible[r]), None), columns
 
     def reads_only_resources(self, pod: Pod) -> bool:

@@ -13,7 +13,8 @@ nodes are tried in name order, each removal kept for the next.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Mapping
+import itertools
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -209,20 +210,22 @@ def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateCh
     for p in movers:
         checker.remove_pod(p)
     order = cursors.order
-    dest = [n for n in order if n != node.name and n not in removed]
+
+    def dest(start: int) -> Iterator[str]:
+        """The other nodes that stay, from ``start`` in the order (read as far as needed:
+        most pods fit on one of the first)."""
+        return (n for n in itertools.islice(order, start, None)
+                if n != node.name and n not in removed)
+
     before = dict(cursors.start)
     for p in movers:
         # asked as a pending pod: its nodeName would pin it to the node it leaves
         ask = placed(p, "")
-        key = checker.signature(ask)
+        key = checker.pending_signature(p)
         start = cursors.start.get(key, 0) if key is not None else 0
-        if start:
-            target, columns = checker.first_fit(
-                ask, [n for n in order[start:] if n != node.name and n not in removed])
-            if not columns:  # judged otherwise now: the nodes skipped may fit it
-                target, columns = checker.first_fit(ask, dest)
-        else:
-            target, columns = checker.first_fit(ask, dest)
+        target, columns = checker.first_fit(ask, dest(start))
+        if start and not columns:  # judged otherwise now: the nodes skipped may fit it
+            target, columns = checker.first_fit(ask, dest(0))
         if key is not None and columns:
             cursors.start[key] = len(order) if target is None else cursors.position[target]
         if target is None:
