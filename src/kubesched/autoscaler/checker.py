@@ -47,7 +47,7 @@ class PredicateChecker:
         # nodes removed with ``later``: emptied of their pods but still in the snapshot
         # (removing a node rebuilds the node table) until a question could tell (``_settle``)
         self._hidden: dict[str, Node] = {}
-        self._signatures: dict[str, tuple[Pod, Hashable | None]] = {}
+        self._as_pending: dict[str, tuple[Pod, Pod, Hashable | None]] = {}
 
     # -- editing the snapshot
 
@@ -125,20 +125,29 @@ class PredicateChecker:
         CheckPredicates). A pod no profile serves fits nowhere."""
         return self.first_fit(pod, node_names)[0]
 
+    def as_pending(self, pod: Pod) -> Pod:
+        """``pod`` as a pending pod (no nodeName: it would pin the pod to its node), and
+        its signature for the filters (equal for pods they judge alike on every node; None:
+        not known). Kept per pod, so that the plugins' per-pod work is kept too: a
+        scale-down asks of the same pods at every loop."""
+        return self._pending(pod)[0]
+
     def pending_signature(self, pod: Pod) -> Hashable | None:
-        """Equal for pods the filters judge alike on every node, asked as pending pods (no
-        nodeName); None: not known. Kept per pod: a scale-down asks of the same pods at
-        every loop."""
-        kept = self._signatures.get(pod.uid)
+        """The signature of ``as_pending(pod)``."""
+        return self._pending(pod)[1]
+
+    def _pending(self, pod: Pod) -> tuple[Pod, Hashable | None]:
+        kept = self._as_pending.get(pod.uid)
         if kept is not None and kept[0] is pod:
-            return kept[1]
+            return kept[1], kept[2]
+        ask = placed(pod, "")
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
-        sig = fwk.filter_signature(placed(pod, "")) if fwk is not None else None
+        sig = fwk.filter_signature(ask) if fwk is not None else None
         key = None if sig is None else (pod.spec.scheduler_name, sig)
-        if len(self._signatures) >= _MAX_SIGNATURES:
-            self._signatures.clear()
-        self._signatures[pod.uid] = (pod, key)
-        return key
+        if len(self._as_pending) >= _MAX_SIGNATURES:
+            self._as_pending.clear()
+        self._as_pending[pod.uid] = (pod, ask, key)
+        return ask, key
 
     def first_fit(self, pod: Pod, node_names: Iterable[str]) -> tuple[str | None, bool]:
         """``fits_any``, and whether the nodes' verdicts read only their requested and

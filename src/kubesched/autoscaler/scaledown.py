@@ -219,8 +219,7 @@ def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateCh
 
     before = dict(cursors.start)
     for p in movers:
-        # asked as a pending pod: its nodeName would pin it to the node it leaves
-        ask = placed(p, "")
+        ask = checker.as_pending(p)
         key = checker.pending_signature(p)
         start = cursors.start.get(key, 0) if key is not None else 0
         target, columns = checker.first_fit(ask, dest(start))
