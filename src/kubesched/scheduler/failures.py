@@ -53,13 +53,12 @@ class Failure:
 
 
 class ReplayedFitError(FitError):
-    """A FitError whose message is known."""
+    """A FitError whose message is known. Its diagnosis is the kept failure's own: a
+    replay only reads it (the failure path copies the plugin sets it keeps, and sets
+    ``post_filter_msg`` to the kept PostFilter answer's message, the value it has)."""
 
     def __init__(self, pod: Pod, failure: Failure) -> None:
-        d = failure.diagnosis
-        super().__init__(pod, failure.num_all_nodes, Diagnosis(
-            d.node_to_status, set(d.unschedulable_plugins), set(d.pending_plugins),
-            d.pre_filter_msg))
+        super().__init__(pod, failure.num_all_nodes, failure.diagnosis)
         self.failure = failure
 
     def __str__(self) -> str:

@@ -274,7 +274,6 @@ class ScheduleOne(Algorithm):
         if failure.post is not None:
             self.failures.redraw(self, failure)
             nominated = failure.post[0]
-            fe.diagnosis.post_filter_msg = failure.diagnosis.post_filter_msg
         message = self.handle_scheduling_failure(fwk, qpi, _UNSCHEDULABLE, fe, nominated,
                                                  cycle)
         if self.decisions is not None:
