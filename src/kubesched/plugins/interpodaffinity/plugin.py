@@ -134,6 +134,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         err = info.parse_error
         if err is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {err}",))
+        if not (info.required_affinity or info.required_anti_affinity
+                or snapshot.nodes_with_required_anti_affinity()):
+            # no term to count on either side (the snapshot's list is kept while no pod
+            # with affinity comes or goes; the index would refresh its changed rows)
+            return None, Status(Code.SKIP)
         info = self._merged(info, required=True)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
         index = self._index(snapshot)
