@@ -15,7 +15,8 @@ from kubesched.api.parse import parse_node, parse_pod
 from kubesched.api.types import Pod
 from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler.scaledown import scale_down
-from kubesched.config import default_config
+from kubesched.config import default_config, load_config
+from kubesched.framework import FilterPlugin, unschedulable
 
 GROUP_LABEL = "kubesched.io/node-group"
 SAFE = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
@@ -186,3 +187,54 @@ def test_pods_that_need_other_pods_are_not_passed_over(groups: list[Any]) -> Non
     removed, kept = _run(nodes, pods, groups)
     assert removed == ["c1", "c2"]
     assert kept == {}
+
+
+class NeedsAnchor(FilterPlugin):
+    """An out-of-tree Filter whose verdict a pod added to a node can turn from no to yes: a
+    pod labelled needs=anchor fits only a node holding a pod labelled role=anchor. It
+    signs pods (by that label), so they have a signature, but it reads more than the
+    node's columns."""
+
+    name = "NeedsAnchor"
+
+    def sign_pod(self, pod: Pod) -> tuple[tuple[str, str], ...]:
+        return (("needs", pod.labels.get("needs", "")),)
+
+    def filter(self, state: Any, pod: Pod, node_info: Any) -> Any:
+        if pod.labels.get("needs") != "anchor" or any(
+                p.labels.get("role") == "anchor" for p in node_info.pods):
+            return None
+        return unschedulable("no anchor")
+
+
+def test_a_signed_pod_judged_on_more_than_columns_is_not_passed_over(
+        groups: list[Any]) -> None:
+    # As above, with an out-of-tree Filter in place of pod affinity: the pods are signed,
+    # so only their verdicts' reading more than the columns keeps a out of the skipped
+    # nodes. Order a, b, c1, c2; c1, c2 candidates. a has no anchor; b has one, and room
+    # for one 1-cpu pod. c1 holds w1 (needs an anchor) then x (an anchor): w1 passes a and
+    # goes to b, x goes to a, c1 goes. c2 holds w2, as w1: a now has an anchor and room,
+    # w2 goes there, c2 goes (skipping a, as w1 passed it, would keep c2).
+    config = load_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler",
+                      "plugins": {"filter": {"enabled": [{"name": "NeedsAnchor"}]}}}]})
+    config.out_of_tree = {"NeedsAnchor": NeedsAnchor}
+    nodes = [_named_node("a", 4, False), _named_node("b", 2, False),
+             _named_node("c1", 8, True), _named_node("c2", 8, True)]
+    pods = [_plain("anchor-b", "b", "1"), _plain("w1", "c1", "1"), _plain("x", "c1", "1"),
+            _plain("w2", "c2", "1")]
+    for p in pods:
+        p.metadata.labels = ({"needs": "anchor"} if p.name.startswith("w")
+                             else {"role": "anchor"})
+    on: dict[str, list[Pod]] = {}
+    for p in pods:
+        on.setdefault(p.spec.node_name, []).append(p)
+    checker = PredicateChecker(config, {}, {})
+    for n in nodes:
+        checker.add_node(n)
+    for p in pods:
+        checker.add_pod(p)
+    assert checker.pending_signature(pods[1]) is not None
+    res = scale_down(nodes, on, groups, {"g": 100}, [], pods, {}, checker)
+    assert (res.removed, res.kept) == (["c1", "c2"], {})
