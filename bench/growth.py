@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 CHILD = """
 import json, resource, sys, time
-from kubesched.collector import tune_for_bulk
+from kubesched.collector import settled, tune_for_bulk
 tune_for_bulk()  # as kubesched's commands collect garbage
 from kubesched.api.scenario import load_scenario
 from kubesched.backends.sim.cluster import SimCluster
@@ -31,8 +31,10 @@ def now():
     return time.process_time(), time.perf_counter()
 c0, w0 = now()
 scen = load_scenario([sys.argv[1]])
+settled()  # as the commands do after the load and after building the simulator
 c1, w1 = now()
 sim = SimCluster(scen, default_config())
+settled()
 c2, w2 = now()
 result = sim.run()
 c3, w3 = now()

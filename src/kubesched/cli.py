@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from kubesched.cliopts import decision_options, not_nan
-from kubesched.collector import tune_for_bulk
+from kubesched.collector import settled, tune_for_bulk
 from kubesched.config.features import FeatureGates
 from kubesched.errors import InputError, check_output_path, debug, require_extra
 
@@ -55,6 +55,7 @@ def _load(scenario_paths: tuple[str, ...], config_path: str | None, features: Fe
     for name in config.unused_out_of_tree():
         click.echo(f"warning: plugin {name} is registered (--plugin or an entry point) but "
                    "no profile enables it: it takes no part in scheduling", err=True)
+    settled()
     return scenario, config
 
 
@@ -259,6 +260,7 @@ def simulate(scenario: tuple[str, ...], config_path: str | None, seed: int,
     try:
         scen, config = _load(paths, config_path, features, strict, plugins, quiet)
         sim = SimCluster(scen, config, seed=seed, check=check)
+        settled()
         ca = _attach_autoscaler(sim, ca_options, seed, bool(autoscaler))
         sim.until = until
         sim.explain_keys = set(explain_keys)

@@ -39,6 +39,14 @@ def paused() -> Iterator[None]:
             gc.enable()
 
 
+def settled() -> None:
+    """What lives now lives till the command ends (a scenario loaded, a simulator built):
+    frozen, so that no collection walks it again. Its objects reach the oldest generation
+    during the run, and a full collection walks them all (3.7 s for the 9.6 M objects of
+    a 50 000-node, 500 000-pod cluster). Called by the CLI, as ``tune_for_bulk``."""
+    gc.freeze()
+
+
 @contextmanager
 def one_run() -> Iterator[None]:
     """For each run of a process that makes many (a sweep's worker). What lives before the
