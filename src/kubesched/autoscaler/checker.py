@@ -47,7 +47,7 @@ class PredicateChecker:
         # nodes removed with ``later``: emptied of their pods but still in the snapshot
         # (removing a node rebuilds the node table) until a question could tell (``_settle``)
         self._hidden: dict[str, Node] = {}
-        self._as_pending: dict[str, tuple[Pod, Pod, Hashable | None]] = {}
+        self._as_pending: dict[str, tuple[tuple[Pod, Pod, Hashable | None], ...]] = {}
 
     # -- editing the snapshot
 
@@ -137,16 +137,19 @@ class PredicateChecker:
         return self._pending(pod)[1]
 
     def _pending(self, pod: Pod) -> tuple[Pod, Hashable | None]:
-        kept = self._as_pending.get(pod.uid)
-        if kept is not None and kept[0] is pod:
-            return kept[1], kept[2]
+        # two objects a pod: a scale-down asks of the pod itself and of its copy moved by
+        # an earlier removal of the same loop, by turns
+        kept = self._as_pending.get(pod.uid, ())
+        for was, ask, key in kept:
+            if was is pod:
+                return ask, key
         ask = placed(pod, "")
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
         sig = fwk.filter_signature(ask) if fwk is not None else None
         key = None if sig is None else (pod.spec.scheduler_name, sig)
         if len(self._as_pending) >= _MAX_SIGNATURES:
             self._as_pending.clear()
-        self._as_pending[pod.uid] = (pod, ask, key)
+        self._as_pending[pod.uid] = ((pod, ask, key), *kept[:1])
         return ask, key
 
     def first_fit(self, pod: Pod, node_names: Iterable[str]) -> tuple[str | None, bool]:
