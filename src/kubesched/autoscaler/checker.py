@@ -126,14 +126,14 @@ class PredicateChecker:
         return self.first_fit(pod, node_names)[0]
 
     def as_pending(self, pod: Pod) -> Pod:
-        """``pod`` as a pending pod (no nodeName: it would pin the pod to its node), and
-        its signature for the filters (equal for pods they judge alike on every node; None:
-        not known). Kept per pod, so that the plugins' per-pod work is kept too: a
-        scale-down asks of the same pods at every loop."""
+        """``pod`` as a pending pod (no nodeName: it would pin the pod to its node). Kept
+        per pod, so that the plugins' per-pod work is kept too: a scale-down asks of the
+        same pods at every loop."""
         return self._pending(pod)[0]
 
     def pending_signature(self, pod: Pod) -> Hashable | None:
-        """The signature of ``as_pending(pod)``."""
+        """The filters' signature of ``as_pending(pod)``: equal for pods they judge alike
+        on every node (None: not known)."""
         return self._pending(pod)[1]
 
     def _pending(self, pod: Pod) -> tuple[Pod, Hashable | None]:

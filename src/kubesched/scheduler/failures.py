@@ -54,17 +54,14 @@ class Failure:
 
 class ReplayedFitError(FitError):
     """A FitError whose message is known. Its diagnosis is the kept failure's own: a
-    replay only reads it (the failure path copies the plugin sets it keeps, and sets
-    ``post_filter_msg`` to the kept PostFilter answer's message, the value it has)."""
+    replay only reads it (the failure path copies the plugin sets it keeps)."""
 
     def __init__(self, pod: Pod, failure: Failure) -> None:
         super().__init__(pod, failure.num_all_nodes, failure.diagnosis)
         self.failure = failure
 
     def __str__(self) -> str:
-        if self.diagnosis.post_filter_msg == self.failure.diagnosis.post_filter_msg:
-            return self.failure.message
-        return super().__str__()
+        return self.failure.message
 
 
 class _RecordingRandom:

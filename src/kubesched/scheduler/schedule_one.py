@@ -184,15 +184,13 @@ class ScheduleOne(Algorithm):
         memo = self.failures
         attempt = memo.begin(self, fwk, pod)  # an identical pod's failure over this cluster
         failure = memo.recall(attempt) if attempt is not None else None
-        if failure is not None and (failure.post is not None or not fwk.post_filter):
+        if failure is not None:
             self._fail_as_before(fwk, state, qpi, failure, cycle)
             return None, None
         hinted: list[int] = []
         draws: list[Draw] = []
         try:
             try:
-                if failure is not None:
-                    raise self._replay_failure(fwk, state, pod, failure)
                 with memo.watching_hints(fwk, hinted) if attempt is not None else nullcontext():
                     result = self.schedule_pod(fwk, state, pod)
             finally:
@@ -204,12 +202,8 @@ class ScheduleOne(Algorithm):
             node: str | None = None
             st = Status()
             if fwk.post_filter:
-                if failure is not None and failure.post is not None:
-                    memo.redraw(self, failure)
-                    node, st = failure.post
-                else:
-                    with memo.recording(self, draws) if attempt is not None else nullcontext():
-                        node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
+                with memo.recording(self, draws) if attempt is not None else nullcontext():
+                    node, st = fwk.run_post_filter(state, pod, fe.diagnosis.node_to_status)
                 if st.code == Code.ERROR:
                     # upstream's HandleErrorWithContext: an error-level line. DynamicResources
                     # ends here (CycleState's "not found") for every pod an earlier PreFilter
@@ -227,7 +221,7 @@ class ScheduleOne(Algorithm):
             if self.decisions is not None:
                 self.decisions.decided(qpi, self.clock.now(), None,
                                        len(fe.diagnosis.node_to_status), 0, message, preemption)
-            if (attempt is not None and failure is None and not node
+            if (attempt is not None and not node
                     and (not fwk.post_filter or st.is_rejected())):
                 memo.keep(self, attempt, Failure(
                     fe.num_all_nodes, fe.diagnosis, self.next_start_node_index, bool(hinted),
@@ -266,9 +260,9 @@ class ScheduleOne(Algorithm):
 
     def _fail_as_before(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                         failure: Failure, cycle: int) -> None:
-        """A failure replayed: what the FitError path of ``_scheduling_cycle`` does with
-        the kept outcome (PostFilter's answer included), without raising it — most
-        attempts of a crowded cluster end here."""
+        """A failure replayed: what the FitError path of ``_scheduling_cycle`` does, with
+        the kept outcome (PostFilter's answer, kept when the profile has PostFilter plugins:
+        the profile is part of the key) — most attempts of a crowded cluster end here."""
         fe = self._replay_failure(fwk, state, qpi.pod, failure)
         nominated: str | None = ""  # no PostFilter plugin: clear the nomination
         if failure.post is not None:
