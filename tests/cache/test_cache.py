@@ -117,3 +117,66 @@ def test_new_extended_resource_gets_a_column():
     assert snap.table.alloc[row, 0] == 2
     r2 = snap.table.resource_row("example.com/foo")
     assert snap.table.alloc[r2, 0] == 0
+
+
+def _affinity_pod(name, node_name, kind):
+    """A pod with no pod affinity, with only a preferred one, or with a required
+    anti-affinity term."""
+    term = {"labelSelector": {"matchLabels": {"app": "x"}},
+            "topologyKey": "kubernetes.io/hostname"}
+    affinity = {"none": None,
+                "preferred": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": term}]}},
+                "anti": {"podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [term]}}}[kind]
+    spec = {"containers": [{"name": "c"}], "nodeName": node_name}
+    if affinity:
+        spec["affinity"] = affinity
+    return parse_pod({"metadata": {"name": name, "uid": name, "labels": {"app": "x"}},
+                      "spec": spec})
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_snapshot_pod_lists_follow_the_pods_of_their_own_kind(seed):
+    """The snapshot's lists of nodes with pods with affinity and with required
+    anti-affinity stay equal to a fresh scan whatever pods come, change and go; the
+    required anti-affinity list is kept (same object) when only other pods moved."""
+    import random
+
+    rng = random.Random(seed)
+    c = Cache()
+    names = [f"n{i}" for i in range(5)]
+    for n in names:
+        c.add_node(node(n))
+    snap = Snapshot()
+    c.update_snapshot(snap)
+    live: dict[str, tuple[str, object]] = {}
+    for step in range(80):
+        name = f"p{step}"
+        kind = rng.choice(["none", "preferred", "anti"])
+        op = rng.random()
+        if live and op < 0.3:
+            gone = rng.choice(sorted(live))
+            c.remove_pod(live.pop(gone)[1])
+            moved_anti = True  # the removed pod's kind is not tracked here
+        elif live and op < 0.45:
+            old_name = rng.choice(sorted(live))
+            old_kind, old = live[old_name]
+            new = _affinity_pod(old_name, old.spec.node_name, kind)
+            c.update_pod(old, new)
+            live[old_name] = (kind, new)
+            moved_anti = "anti" in (old_kind, kind)
+        else:
+            p = _affinity_pod(name, rng.choice(names), kind)
+            c.add_pod(p)
+            live[name] = (kind, p)
+            moved_anti = kind == "anti"
+        before = snap.nodes_with_required_anti_affinity()
+        c.update_snapshot(snap)
+        anti = snap.nodes_with_required_anti_affinity()
+        assert [ni.name for ni in anti] == [
+            ni.name for ni in snap.node_infos if ni.pods_with_required_anti_affinity]
+        assert [ni.name for ni in snap.nodes_with_pod_affinity()] == [
+            ni.name for ni in snap.node_infos if ni.pods_with_affinity]
+        if not moved_anti:
+            assert anti is before

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 from kubesched.api.types import Node, Pod
 from kubesched.cache.node_tree import NodeTree, zone_key
-from kubesched.framework.node_info import ImageStateSummary, NodeInfo, pod_has_affinity
+from kubesched.framework.node_info import (
+    ImageStateSummary,
+    NodeInfo,
+    pod_has_affinity,
+    pod_has_required_anti_affinity,
+)
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.snapshot import Snapshot
 
@@ -43,7 +48,11 @@ class Cache:
         self.generation = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # most recently changed last
         self._order_changed = True
-        self._affinity_changed = False  # a pod with pod (anti-)affinity came or went
+        # a pod with pod (anti-)affinity came or went; one with required anti-affinity (each
+        # list of the snapshot is rebuilt only when its own kind of pod moved, as upstream's
+        # two flags: most pods with affinity have no required anti-affinity)
+        self._affinity_changed = False
+        self._anti_changed = False
         self._images: dict[str, ImageStateSummary] = {}
         # Nodes only ever appended at the end of the node order (the autoscaler's imagined
         # nodes): the snapshot's table grows by their rows instead of being rebuilt.
@@ -142,14 +151,19 @@ class Cache:
 
     # ------------------------------------------------------------------ pods
 
+    def _note_affinity(self, pod: Pod) -> None:
+        if pod_has_affinity(pod):
+            self._affinity_changed = True
+            self._anti_changed |= pod_has_required_anti_affinity(pod)
+
     def _add_pod_to_node(self, pod: Pod) -> None:
-        self._affinity_changed |= pod_has_affinity(pod)
+        self._note_affinity(pod)
         ni = self._node_info_for(pod.spec.node_name)
         ni.add_pod(pod)
         self._touch(ni)
 
     def _remove_pod_from_node(self, pod: Pod) -> None:
-        self._affinity_changed |= pod_has_affinity(pod)
+        self._note_affinity(pod)
         ni = self.nodes.get(pod.spec.node_name)
         if ni is None or not ni.remove_pod(pod):
             raise CacheError(f"pod {pod.key} not found on node {pod.spec.node_name!r}")
@@ -208,7 +222,8 @@ class Cache:
         self.pod_states[pod.uid] = _PodState(pod)
 
     def _replace_pod(self, old: Pod, new: Pod) -> None:
-        self._affinity_changed |= pod_has_affinity(old) or pod_has_affinity(new)
+        self._note_affinity(old)
+        self._note_affinity(new)
         ni = self._node_info_for(old.spec.node_name)
         if not ni.remove_pod(old):
             raise CacheError(f"pod {old.key} not found on node {old.spec.node_name!r}")
@@ -257,8 +272,8 @@ class Cache:
         else:
             self._refresh_rows(snap)
             if self._affinity_changed:
-                snap.invalidate_pod_lists()
-        self._affinity_changed = False
+                snap.invalidate_pod_lists(anti=self._anti_changed)
+        self._affinity_changed = self._anti_changed = False
         snap.generation = self.generation
 
     def _refresh_rows(self, snap: Snapshot, below: int | None = None) -> None:

@@ -34,6 +34,9 @@ class Snapshot:
                 ni for ni in self.node_infos if ni.pods_with_required_anti_affinity]
         return self._with_required_anti
 
-    def invalidate_pod_lists(self) -> None:
+    def invalidate_pod_lists(self, anti: bool = True) -> None:
+        """Forget the lists of nodes with pods with affinity and, when ``anti``, of those
+        with pods with required anti-affinity."""
         self._with_affinity = None
-        self._with_required_anti = None
+        if anti:
+            self._with_required_anti = None
