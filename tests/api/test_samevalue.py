@@ -104,3 +104,39 @@ def test_spec_keys_tell_types_apart() -> None:
     assert pod_spec_key({"x": 1, "nodeName": "a"}) == pod_spec_key({"x": 1, "nodeName": "b"})
     assert pod_spec_key({"x": datetime.date(2024, 1, 1)}) is None
     assert pod_spec_key(["not", "a", "mapping"]) is None
+
+
+# ---------------------------------------------------------------- node resource lists
+
+
+def _node(name: str, capacity: dict[str, Any], allocatable: dict[str, Any] | None = None
+          ) -> dict[str, Any]:
+    status: dict[str, Any] = {"capacity": capacity}
+    if allocatable is not None:
+        status["allocatable"] = allocatable
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "status": status}
+
+
+def test_nodes_of_one_shape_get_their_own_resource_lists() -> None:
+    from kubesched.api.parse import parse_node
+
+    cap = {"cpu": "4", "memory": "32Gi", "pods": "110"}
+    a, b = parse_node(_node("a", cap)), parse_node(_node("b", cap))
+    assert a.status.allocatable == b.status.allocatable == {
+        "cpu": 4000, "memory": 32 << 30, "pods": 110}
+    assert a.status.capacity is not b.status.capacity
+    a.status.allocatable["cpu"] = 1
+    assert parse_node(_node("c", cap)).status.allocatable["cpu"] == 4000
+    # the same content read otherwise: an integer, a bool
+    assert parse_node(_node("d", {"cpu": 4})).status.capacity == {"cpu": 4000}
+    with pytest.raises(InputError, match="quantities must be numbers or strings"):
+        parse_node(_node("e", {"cpu": True}))
+
+
+def test_a_node_refusal_names_each_node() -> None:
+    from kubesched.api.parse import parse_node
+
+    for name in ("a", "b"):
+        with pytest.raises(InputError) as e:
+            parse_node(_node(name, {"cpu": "-1"}))
+        assert "status.capacity.cpu" in str(e.value) and f"Node {name}" in str(e.value)

@@ -26,7 +26,12 @@ from typing import Any
 
 from kubesched.api import resources as _res
 from kubesched.api.quantity import parse_quantity, resource_value
-from kubesched.api.samevalue import pod_spec_key, remember, requirements_key
+from kubesched.api.samevalue import (
+    pod_spec_key,
+    remember,
+    requirements_key,
+    resource_list_key,
+)
 from kubesched.api.types import (
     Affinity,
     Container,
@@ -223,9 +228,20 @@ def _quantity_text(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else str(float(q))
 
 
+_RESOURCE_LISTS: dict[Any, Resources] = {}
+
+
 def parse_resource_list(v: Any, path: str) -> Resources:
     """A ResourceList → integers (cpu milli-cores, everything else whole units / bytes)."""
-    return _to_ints(parse_resource_list_exact(v, path), path)
+    key = resource_list_key(v)
+    if key is not None:
+        known = _RESOURCE_LISTS.get(key)
+        if known is not None:
+            return dict(known)
+    out = _to_ints(parse_resource_list_exact(v, path), path)
+    if key is not None:
+        remember(_RESOURCE_LISTS, key, dict(out))
+    return out
 
 
 _REQUIREMENTS: dict[Any, tuple[Resources, Resources]] = {}

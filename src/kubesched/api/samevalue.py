@@ -25,15 +25,24 @@ def requirements_key(res: Any) -> Hashable | None:
         if lst is None:
             parts.append(None)
             continue
-        if type(lst) is not dict:
+        items = resource_list_key(lst)
+        if items is None:
             return None
-        items = tuple(lst.items())
-        for _, q in items:
-            # (not floats: 2.0**60 == 2**60, but a float quantity is read from its repr)
-            if type(q) is not str and type(q) is not int:
-                return None
         parts.append(items)
     return tuple(parts)
+
+
+def resource_list_key(lst: Any) -> tuple[tuple[Any, Any], ...] | None:
+    """A ResourceList's entries as a hashable value, or None when it is not a plain mapping
+    of strings and integers."""
+    if type(lst) is not dict:
+        return None
+    items = tuple(lst.items())
+    for _, q in items:
+        # (not floats: 2.0**60 == 2**60, but a float quantity is read from its repr)
+        if type(q) is not str and type(q) is not int:
+            return None
+    return items
 
 
 def pod_spec_key(spec: Any, labels: Any = None, *, with_labels: bool = True
