@@ -196,6 +196,10 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         err = info.parse_error
         if err is not None:
             return Status(Code.ERROR, (f"failed to parse pod: {err}",))
+        if not has_constraints and not snapshot.nodes_with_pod_affinity():
+            # no term on either side: upstream's walk over the nodes with affinity pods
+            # finds no score (the snapshot's list is kept while none comes or goes)
+            return Status(Code.SKIP)
         info = self._merged(info, required=False)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
         # Without preferred terms of its own (has_constraints), only the existing pods'
