@@ -171,8 +171,10 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def get_pv_by_pod(self, pod: Pod) -> tuple[list[PVTopology], Status | None]:
         """``getPVbyPod``."""
-        index = storage_index(self.handle.objects)
         out: list[PVTopology] = []
+        if not pod.spec.volumes:
+            return out, None
+        index = storage_index(self.handle.objects)
         for vol in pod.spec.volumes:
             if vol.pvc_claim_name is None:
                 continue

@@ -239,6 +239,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
 
     def pod_has_pvcs(self, pod: Pod) -> bool:
         """``podHasPVCs``; raises StorageError for a missing, lost or deleted claim."""
+        if not pod.spec.volumes:
+            return False
         has = False
         index = storage_index(self.handle.objects)
         for vol in pod.spec.volumes:
