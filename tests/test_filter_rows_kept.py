@@ -124,3 +124,45 @@ def test_plugins_that_are_not_row_local_keep_nothing() -> None:
              "kind": "KubeSchedulerConfiguration"}, "<test>"))
     assert sorted(node is not None for _k, node, *_ in placed) == [False, True, True]
     assert stats.calls == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kept_verdicts_on_a_cluster_scanned_in_several_chunks(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """1 200 nodes, few of which fit: the kept verdicts are asked for in chunks of about
+    twice the nodes still needed, so the scan goes through several of them (and through
+    all, for the pods that fit nowhere); where it stops, what it records of the failures
+    and where the next scan starts are those of a pass over every node."""
+    rng = random.Random(seed)
+    docs: list[dict[str, Any]] = []
+    for i in range(1200):
+        zone = "z0" if rng.random() < 0.12 else "z1"
+        node: dict[str, Any] = {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"n{i:04d}", "labels": {"zone": zone}},
+            "status": {"capacity": {"cpu": str(rng.choice([2, 2, 2, 8])), "memory": "8Gi",
+                                    "pods": "110"}}}
+        if rng.random() < 0.1:
+            node["spec"] = {"taints": [{"key": "t", "value": "x", "effect": "NoSchedule"}]}
+        docs.append(node)
+    shapes: list[dict[str, Any]] = [
+        {"nodeSelector": {"zone": "z0"}},
+        {"nodeSelector": {"zone": "nowhere"}},
+        {},
+    ]
+    for j, extra in enumerate(shapes):
+        spec: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": {
+            "requests": {"cpu": rng.choice(["500m", "3"]), "memory": "256Mi"}}}], **extra}
+        docs.append(replica_set(rng, j, spec, min_replicas=12))
+    docs.append({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                 "kind": "KubeSchedulerConfiguration", "percentageOfNodesToScore": 5})
+    text = yaml.safe_dump_all(docs)
+    sc = load_scenario_text(text, "<test>")
+    config = load_config(sc.config, "<test>")
+    with checking_kept_verdicts() as stats:
+        kept = _placements(text, seed, config)
+    assert stats.calls > 0
+    assert any(node is None for _k, node, *_ in kept)
+    with monkeypatch.context() as m:
+        m.setattr(Framework, "rows_kept_key", lambda self, state, pod: None)
+        assert _placements(text, seed, config) == kept

@@ -281,8 +281,15 @@ class Algorithm:
         ks_none = np.zeros(0, dtype=np.int64)
         batch_all = all(p.name in fwk.batch_filters for p in fwk.filter
                         if p.name not in state.skip_filter)
-        chunk = len(order) if batch_all else max(to_find, 64)
         kept = fwk.rows_kept_key(state, pod)
+        if not batch_all:
+            chunk = max(to_find, 64)
+        elif kept is None:
+            chunk = len(order)
+        else:
+            # kept verdicts cost per row asked (their staleness, their decoding), not per
+            # pass: ask about twice the nodes still needed, not every node
+            chunk = max(2 * to_find, 512)
         found: list[np.ndarray] = []
         n_found = 0
         for lo in range(0, len(order), chunk):
