@@ -712,15 +712,20 @@ class Framework:
                                   dtype=np.int64, count=len(idx))
             if norm is not None:
                 raw = np.asarray(norm(state, pod, raw), dtype=np.int64)
-            if len(raw) and (raw.min() < MIN_NODE_SCORE or raw.max() > MAX_NODE_SCORE):
-                bad = int(raw[(raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)][0])
-                raise PluginError(f'plugin "{p.name}" returns an invalid score {bad}, '
-                                  f"it should in the range of [{MIN_NODE_SCORE}, "
-                                  f"{MAX_NODE_SCORE}] after normalizing")
             names.append(p.name)
             rows.append(raw)
         weights = np.array([self.score_weights[n] for n in names], dtype=np.int64)
         scores = np.vstack(rows) if rows else np.zeros((0, len(idx)), dtype=np.int64)
+        if scores.size and (scores.min() < MIN_NODE_SCORE or scores.max() > MAX_NODE_SCORE):
+            # (one range check over every plugin's row; the first plugin out of range names
+            # the error)
+            for name, raw in zip(names, rows, strict=True):
+                out = raw[(raw < MIN_NODE_SCORE) | (raw > MAX_NODE_SCORE)]
+                if len(out):
+                    raise PluginError(f'plugin "{name}" returns an invalid score '
+                                      f"{int(out[0])}, it should in the range of "
+                                      f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after "
+                                      "normalizing")
         totals = (scores * weights[:, None]).sum(axis=0) if rows else np.zeros(
             len(idx), dtype=np.int64)
         return ScoreOutcome(names, scores, weights, totals)
