@@ -140,3 +140,25 @@ def test_a_node_refusal_names_each_node() -> None:
         with pytest.raises(InputError) as e:
             parse_node(_node(name, {"cpu": "-1"}))
         assert "status.capacity.cpu" in str(e.value) and f"Node {name}" in str(e.value)
+
+
+def test_labels_and_lists_seen_valid_do_not_excuse_bad_ones() -> None:
+    from kubesched.api.validation.objects import validate_node
+
+    good = _node("a", {"cpu": "4"})
+    good["metadata"]["labels"] = {"zone": "z1"}
+    validate_node(good)
+    validate_node(good)
+    bad_value = _node("b", {"cpu": "4"})
+    bad_value["metadata"]["labels"] = {"zone": "-z1"}
+    with pytest.raises(InputError) as e:
+        validate_node(bad_value)
+    assert "metadata.labels[zone]" in str(e.value)
+    bad_key = _node("c", {"cpu": "4"})
+    bad_key["metadata"]["labels"] = {"-zone": "z1"}
+    with pytest.raises(InputError) as e:
+        validate_node(bad_key)
+    assert "metadata.labels" in str(e.value)
+    with pytest.raises(InputError) as e:
+        validate_node(_node("d", {"cpu": "4"}, {"cpu": "4", "pods": "1.5"}))
+    assert "status.allocatable[pods]" in str(e.value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
+from kubesched.api.samevalue import remember
 from kubesched.api.validation.errors import first, invalid, required, unsupported
 from kubesched.api.validation.names import (
     dns1123_label_errors,
@@ -36,10 +37,21 @@ def validate_meta(md: Mapping[str, Any] | None, *, namespaced: bool,
     validate_annotations(md.get("annotations"), f"{path}.annotations")
 
 
+# label keys and values found valid (a dump repeats a few keys, and many values)
+_VALID_KEYS: dict[str, bool] = {}
+_VALID_VALUES: dict[str, bool] = {}
+
+
 def validate_labels(labels: Mapping[str, Any] | None, path: str) -> None:
     for k, v in (labels or {}).items():
-        first(qualified_name_errors(k), path, k)
-        first(label_value_errors(v or ""), f"{path}[{k}]", v)
+        if type(k) is not str or k not in _VALID_KEYS:
+            first(qualified_name_errors(k), path, k)
+            if type(k) is str:
+                remember(_VALID_KEYS, k, True)
+        if type(v) is not str or v not in _VALID_VALUES:
+            first(label_value_errors(v or ""), f"{path}[{k}]", v)
+            if type(v) is str:
+                remember(_VALID_VALUES, v, True)
 
 
 def validate_annotations(annotations: Mapping[str, Any] | None, path: str) -> None:

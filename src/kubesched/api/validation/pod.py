@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesched.api.samevalue import pod_spec_key, remember, requirements_key
+from kubesched.api.samevalue import (
+    pod_spec_key,
+    remember,
+    requirements_key,
+    resource_list_key,
+)
 from kubesched.api.validation.errors import (
     duplicate,
     first,
@@ -158,7 +163,19 @@ def _container_resource_name(name: str, path: str) -> None:
         invalid(path, name, "doesn't follow extended resource name standard")
 
 
+_VALID_LISTS: dict[Any, bool] = {}
+
+
 def validate_resource_list(resources: Mapping[str, Any] | None, path: str) -> None:
+    key = resource_list_key(resources)
+    if key is not None and key in _VALID_LISTS:
+        return
+    _validate_resource_list(resources, path)
+    if key is not None:
+        remember(_VALID_LISTS, key, True)
+
+
+def _validate_resource_list(resources: Mapping[str, Any] | None, path: str) -> None:
     from kubesched.api.quantity import parse_quantity
 
     for name, q in (resources or {}).items():
