@@ -166,5 +166,9 @@ class ImageLocality(ScorePlugin):
         images, count = self._images(pod)
         infos = snapshot.node_infos
         index = self._index.get(snapshot.table, lambda _: ImageIndex(infos))
+        groups = index.groups
+        if not any(name in groups for name in images):
+            # no node has any of them: every sum is 0, which scores 0 (below the threshold)
+            return np.zeros(len(idx), dtype=np.int64)
         sums = index.sums(images, snapshot.num_nodes, len(infos))
         return calculate_priority_np(sums[idx], count)
