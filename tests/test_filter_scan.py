@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
 
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.clock import VirtualClock
@@ -74,3 +76,18 @@ def test_scan_matches_sequential_per_node_scan(seed: int) -> None:
     assert got.tolist() == want
     assert {k: (v.code, v.plugin, v.reasons) for k, v in d1.node_to_status.statuses.items()} \
         == statuses
+
+
+@given(hst.lists(hst.booleans(), max_size=40), hst.integers(min_value=1, max_value=45))
+def test_the_scan_stops_after_the_needed_feasible_node(ok: list[bool], need: int) -> None:
+    """``_cut``: how many nodes of ``ok`` a sequential scan visits to find ``need``
+    feasible ones (all when there are fewer), counted one node at a time."""
+    from kubesched.scheduler.algorithm import _cut
+
+    found, visited = 0, 0
+    for fits in ok:
+        if found >= need:
+            break
+        visited += 1
+        found += fits
+    assert _cut(np.array(ok, dtype=bool), need) == visited

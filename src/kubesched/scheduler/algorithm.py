@@ -463,6 +463,8 @@ _CODES = max(Code) + 1  # Code values are 0 .. _CODES - 1
 
 def _cut(ok: np.ndarray, need: int) -> int:
     """How far a sequential scan over ``ok`` goes before it has ``need`` feasible nodes."""
+    if 0 < need <= len(ok) and ok[:need].all():  # (most scans: every node fits)
+        return need
     cum = np.cumsum(ok)
     if len(cum) and cum[-1] >= need:
         return int(np.searchsorted(cum, need)) + 1
