@@ -1,6 +1,6 @@
 """``python -m kubesched``: the ``kubesched`` command."""
 
-from kubesched.cli import main
+from kubesched.cli import run
 
 if __name__ == "__main__":
-    main(prog_name="kubesched")
+    run(prog_name="kubesched")

@@ -1015,5 +1015,34 @@ use_autoscaler(_check_autoscaler_options, _attach_autoscaler_for_run)
 main.add_command(trace_command)
 
 
+def run(prog_name: str | None = None) -> None:
+    """The command as a process: ``main``, then out at once. A run leaves millions of objects
+    (a loaded cluster) that the interpreter's exit would free one by one — a tenth of a
+    second at 5 000 nodes, a third at 50 000 pods — for nothing; exit handlers still run
+    and the standard streams are flushed. With other threads alive, the usual exit."""
+    import atexit
+    import contextlib
+    import threading
+
+    try:
+        main(prog_name=prog_name)
+        code: object = 0
+    except SystemExit as e:
+        code = e.code
+    if threading.active_count() > 1:
+        sys.exit(code)  # type: ignore[arg-type]
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        # (a reader gone, a stream closed: nothing more to say)
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    run()
