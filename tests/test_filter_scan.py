@@ -60,7 +60,7 @@ def test_scan_matches_sequential_per_node_scan(seed: int) -> None:
     state = CycleState()
     fwk.run_pre_filter(state, pod, snap)
     d1 = Diagnosis()
-    got = sched._filter_in_order(fwk, state, pod, order, to_find, d1)
+    got = sched._filter_in_order(fwk, state, pod, np.arange(n), start, to_find, d1)
 
     state2 = CycleState()
     fwk.run_pre_filter(state2, pod, snap)
@@ -91,3 +91,18 @@ def test_the_scan_stops_after_the_needed_feasible_node(ok: list[bool], need: int
         visited += 1
         found += fits
     assert _cut(np.array(ok, dtype=bool), need) == visited
+
+
+@given(hst.lists(hst.integers(0, 99), min_size=1, max_size=30, unique=True),
+       hst.integers(0, 29), hst.integers(1, 35))
+def test_the_scan_s_chunks_are_the_rotated_order_s(rows: list[int], start: int,
+                                                   chunk: int) -> None:
+    """``_rotated``: the chunks of the nodes taken from ``start`` round to it, without the
+    rotated order built."""
+    from kubesched.scheduler.algorithm import _rotated
+
+    nodes = np.array(sorted(rows), dtype=np.int64)
+    start %= len(nodes)
+    order = np.concatenate([nodes[start:], nodes[:start]])
+    for lo in range(0, len(nodes), chunk):
+        assert _rotated(nodes, start, lo, lo + chunk).tolist() == order[lo: lo + chunk].tolist()

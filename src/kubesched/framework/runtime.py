@@ -715,7 +715,8 @@ class Framework:
             names.append(p.name)
             rows.append(raw)
         weights = np.array([self.score_weights[n] for n in names], dtype=np.int64)
-        scores = np.vstack(rows) if rows else np.zeros((0, len(idx)), dtype=np.int64)
+        scores = np.array(rows, dtype=np.int64) if rows else np.zeros((0, len(idx)),
+                                                                      dtype=np.int64)
         if scores.size and (scores.min() < MIN_NODE_SCORE or scores.max() > MAX_NODE_SCORE):
             # (one range check over every plugin's row; the first plugin out of range names
             # the error)
@@ -726,8 +727,7 @@ class Framework:
                                       f"{int(out[0])}, it should in the range of "
                                       f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after "
                                       "normalizing")
-        totals = (scores * weights[:, None]).sum(axis=0) if rows else np.zeros(
-            len(idx), dtype=np.int64)
+        totals = weights @ scores if rows else np.zeros(len(idx), dtype=np.int64)
         return ScoreOutcome(names, scores, weights, totals)
 
     # ------------------------------------------------------------------ Reserve .. PostBind

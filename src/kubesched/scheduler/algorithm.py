@@ -93,6 +93,7 @@ class Algorithm:
     _batching: bool  # OpportunisticBatching
     decisions: DecisionObserver | None  # the decision record (simulate --decisions)
     object_changes: int  # EventHandlers': objects other than pods and nodes changed
+    _rows: np.ndarray = np.zeros(0, dtype=np.int64)  # _all_rows's
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         self.cache.update_snapshot(self.snapshot)
@@ -179,7 +180,7 @@ class Algorithm:
                     diagnosis.add_plugin_status(nst)
 
         if pre_res.all_nodes():
-            nodes = np.arange(n_all)
+            nodes = self._all_rows(n_all)
         else:
             names = pre_res.node_names or set()
             nodes = np.array(sorted(table.index[n] for n in names if n in table.index),
@@ -197,8 +198,7 @@ class Algorithm:
             if not self._has_extender_filters() and not self._has_scoring(fwk):
                 to_find = 1
             start = self.next_start_node_index % len(nodes)
-        order = np.concatenate([nodes[start:], nodes[:start]]) if start else nodes
-        feasible = self._filter_in_order(fwk, state, pod, order, to_find, diagnosis)
+        feasible = self._filter_in_order(fwk, state, pod, nodes, start, to_find, diagnosis)
         if not exhaustive:
             processed = len(feasible) + len(diagnosis.node_to_status)
             self.next_start_node_index = (self.next_start_node_index + processed) % n_all
@@ -270,9 +270,19 @@ class Algorithm:
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return feasible
 
+    def _all_rows(self, n: int) -> np.ndarray:
+        """Every row of an ``n``-node table, in order (kept; read-only)."""
+        rows = self._rows
+        if len(rows) != n:
+            rows = self._rows = np.arange(n, dtype=np.int64)
+            rows.flags.writeable = False
+        return rows
+
     def _filter_in_order(self, fwk: Framework, state: CycleState, pod: Pod,
-                         order: np.ndarray, to_find: int, diagnosis: Diagnosis) -> np.ndarray:
-        """Nodes of ``order`` that pass every filter, stopping after ``to_find``; failures
+                         nodes: np.ndarray, start: int, to_find: int, diagnosis: Diagnosis
+                         ) -> np.ndarray:
+        """Nodes of ``nodes`` taken from ``start`` on, round to the start (the scan's
+        order), that pass every filter, stopping after ``to_find``; failures
         of the nodes passed on the way are recorded, as a sequential upstream scan would."""
         snap = self.snapshot
         nominated_pods = NominatedPods.of(state, self.handle, pod)
@@ -285,15 +295,15 @@ class Algorithm:
         if not batch_all:
             chunk = max(to_find, 64)
         elif kept is None:
-            chunk = len(order)
+            chunk = len(nodes)
         else:
             # kept verdicts cost per row asked (their staleness, their decoding), not per
             # pass: ask about twice the nodes still needed, not every node
             chunk = max(2 * to_find, 512)
         found: list[np.ndarray] = []
         n_found = 0
-        for lo in range(0, len(order), chunk):
-            sub = order[lo: lo + chunk]
+        for lo in range(0, len(nodes), chunk):
+            sub = _rotated(nodes, start, lo, lo + chunk)
             out = (fwk.filter_batch(state, pod, snap, sub) if kept is None else
                    fwk.filter_batch_kept(state, pod, snap, sub, (kept, self.object_changes)))
             codes = out.codes
@@ -459,6 +469,18 @@ class Algorithm:
 
 
 _CODES = max(Code) + 1  # Code values are 0 .. _CODES - 1
+
+
+def _rotated(nodes: np.ndarray, start: int, lo: int, hi: int) -> np.ndarray:
+    """``order[lo:hi]`` of ``order``, ``nodes`` rotated to begin at ``start``: the scan's
+    chunk, without the whole rotated order."""
+    n = len(nodes)
+    a, b = start + lo, min(start + hi, start + n)
+    if b <= n:
+        return nodes[a:b]
+    if a >= n:
+        return nodes[a - n: b - n]
+    return np.concatenate([nodes[a:], nodes[:b - n]])
 
 
 def _cut(ok: np.ndarray, need: int) -> int:
