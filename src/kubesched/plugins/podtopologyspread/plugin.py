@@ -194,12 +194,15 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return and_selectors(selector, other)
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
-        constraints = filter_constraints(self.default_constraints, pod.metadata.labels, action)
-        if not constraints:
+        # (the selector before the constraints: default constraints have no selector of
+        # their own, which the configuration's validation enforces, so neither order fails,
+        # and a pod no Service or controller selects — most of them — needs no constraint)
+        if not any(c.when_unsatisfiable == action for c in self.default_constraints):
             return []
         selector = self.default_selector(pod)
         if selector.empty():
             return []
+        constraints = filter_constraints(self.default_constraints, pod.metadata.labels, action)
         return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains,
                            c.node_affinity_policy, c.node_taints_policy) for c in constraints]
 
