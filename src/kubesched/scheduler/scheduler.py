@@ -59,9 +59,11 @@ class Scheduler(EventHandlers, ScheduleOne):
                              rng=random.Random(seed), parallelism=self.config.parallelism,
                              features=self.config.features)
         if extenders is None:
-            from kubesched.extender import build_extenders
+            extenders = []
+            if self.config.extenders:  # (the HTTP client's modules only when used)
+                from kubesched.extender import build_extenders
 
-            extenders = build_extenders(self.config)
+                extenders = build_extenders(self.config)
         # The only I/O the core does goes through these (tests pass their own).
         self.extenders: list[Extender] = list(extenders)
         self.handle.extenders = self.extenders
