@@ -591,6 +591,8 @@ class SchedulingQueue:
         while the pool is unchanged: most events (a pod bound) concern none of its pods,
         and the pool can be large."""
         pool = self._unschedulable
+        if not pool:
+            return []
         got = self._may_move_memo.get(event)
         if got is not None and got[0] == pool.version:
             return got[1]
