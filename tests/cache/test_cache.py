@@ -139,8 +139,9 @@ def _affinity_pod(name, node_name, kind):
 @pytest.mark.parametrize("seed", range(8))
 def test_snapshot_pod_lists_follow_the_pods_of_their_own_kind(seed):
     """The snapshot's lists of nodes with pods with affinity and with required
-    anti-affinity stay equal to a fresh scan whatever pods come, change and go; the
-    required anti-affinity list is kept (same object) when only other pods moved."""
+    anti-affinity, and whether there are any, stay equal to a fresh scan whatever pods
+    come, change and go; the required anti-affinity list is kept (same object) when only
+    other pods moved."""
     import random
 
     rng = random.Random(seed)
@@ -173,6 +174,11 @@ def test_snapshot_pod_lists_follow_the_pods_of_their_own_kind(seed):
             moved_anti = kind == "anti"
         before = snap.nodes_with_required_anti_affinity()
         c.update_snapshot(snap)
+        # the short answers first (before the lists are built), then the lists
+        assert snap.has_pods_with_affinity() == any(
+            ni.pods_with_affinity for ni in snap.node_infos)
+        assert snap.has_pods_with_required_anti_affinity() == any(
+            ni.pods_with_required_anti_affinity for ni in snap.node_infos)
         anti = snap.nodes_with_required_anti_affinity()
         assert [ni.name for ni in anti] == [
             ni.name for ni in snap.node_infos if ni.pods_with_required_anti_affinity]

@@ -135,7 +135,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         if err is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {err}",))
         if not (info.required_affinity or info.required_anti_affinity
-                or snapshot.nodes_with_required_anti_affinity()):
+                or snapshot.has_pods_with_required_anti_affinity()):
             # no term to count on either side (the snapshot's list is kept while no pod
             # with affinity comes or goes; the index would refresh its changed rows)
             return None, Status(Code.SKIP)
@@ -196,7 +196,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         err = info.parse_error
         if err is not None:
             return Status(Code.ERROR, (f"failed to parse pod: {err}",))
-        if not has_constraints and not snapshot.nodes_with_pod_affinity():
+        if not has_constraints and not snapshot.has_pods_with_affinity():
             # no term on either side: upstream's walk over the nodes with affinity pods
             # finds no score (the snapshot's list is kept while none comes or goes)
             return Status(Code.SKIP)
