@@ -163,8 +163,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
                     idx: np.ndarray) -> np.ndarray:
         tolerations = self._tolerations(state)
         table = snapshot.table
-        if len(idx) == 0:
-            return np.zeros(0, dtype=np.int64)
+        sets = table.taint_sets
+        if len(idx) == 0 or (len(sets) == 1 and not sets[0]):
+            return np.zeros(len(idx), dtype=np.int64)  # (no node has a taint)
         gids, pos = _groups(table, idx)
         counts = np.fromiter(
             (count_intolerable_prefer_no_schedule(table.taint_sets[g], tolerations)
