@@ -235,6 +235,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             constraints = self.get_constraints(pod)
         except SelectorError as e:
             return None, Status(Code.ERROR, (f"get constraints from pod: {e}",))
+        if not constraints:
+            return None, skip()  # (calPreFilterState's empty state)
         s = calc_pre_filter_state(pod, constraints, snapshot,
                                   self._pod_counts(state, snapshot, pod), self.shapes)
         if not s.constraints:
