@@ -29,6 +29,7 @@ from kubesched.api.dumptime import newest_timestamp
 from kubesched.api.fastyaml import FastConstruct
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
+from kubesched.api.halves import read_in_two
 from kubesched.api.loadprogress import LoadProgress
 from kubesched.api.nodegroups import KIND as NODE_GROUP_KIND
 from kubesched.api.nodegroups import parse_node_group
@@ -290,7 +291,7 @@ class _ScenarioBuilder:
             progress.parsing(source)
         docs = _json_documents(text)
         if docs is None:
-            docs = block_documents(text, _Loader(""))
+            docs = read_in_two(text, lambda part: block_documents(part, _Loader("")))
             if docs is not None and progress is not None:
                 for _ in docs:
                     progress.document()
