@@ -358,21 +358,24 @@ class Framework:
             state.record_plugin_metrics = self.observer.sample_cycle()
         for p, pre_filter in self._pre_filter_calls:
             res, st = pre_filter(state, pod, snapshot)
-            if st is not None and st.is_skip():
-                state.skip_filter.add(p.name)
-                continue
-            if st is not None and not st.is_success():
-                st.plugin = p.name
-                if st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                    return result, st, []
-                if st.code == Code.UNSCHEDULABLE:
-                    returned = st
+            if st is not None:
+                code = st.code
+                if code == Code.SKIP:
+                    state.skip_filter.add(p.name)
                     continue
-                return result, Status(
-                    Code.ERROR, (f'running PreFilter plugin "{p.name}": {st.message()}',),
-                    p.name), []
-            if res is not None and not res.all_nodes():
-                with_nodes.append(p.name)
+                if code != Code.SUCCESS:
+                    st.plugin = p.name
+                    if code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        return result, st, []
+                    if code == Code.UNSCHEDULABLE:
+                        returned = st
+                        continue
+                    return result, Status(
+                        Code.ERROR, (f'running PreFilter plugin "{p.name}": {st.message()}',),
+                        p.name), []
+            if res is None or res.node_names is None:
+                continue  # (all nodes: the merged result stays as it is)
+            with_nodes.append(p.name)
             result = result.merge(res)
             if not result.all_nodes() and not result.node_names:
                 names = sorted(set(with_nodes))
@@ -506,7 +509,7 @@ class Framework:
         if self.observer is not None:
             return None
         skip = state.skip_filter
-        running = tuple(p.name not in skip for p in self.filter)
+        running = tuple([p.name not in skip for p in self.filter])
         kept = self._kept_signatures
         got = kept.get(pod.uid)
         if got is not None and got[0] is pod and got[1] == running:

@@ -485,7 +485,7 @@ def _rotated(nodes: np.ndarray, start: int, lo: int, hi: int) -> np.ndarray:
 
 def _cut(ok: np.ndarray, need: int) -> int:
     """How far a sequential scan over ``ok`` goes before it has ``need`` feasible nodes."""
-    if 0 < need <= len(ok) and ok[:need].all():  # (most scans: every node fits)
+    if 0 < need <= len(ok) and np.count_nonzero(ok[:need]) == need:  # (every node fits)
         return need
     cum = np.cumsum(ok)
     if len(cum) and cum[-1] >= need:
