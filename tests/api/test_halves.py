@@ -27,9 +27,14 @@ def _read(text: str) -> list[Any] | None:
     return block_documents(text, scenario._Loader(""))
 
 
-def test_a_large_dump_reads_as_in_one_process() -> None:
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two-process path whatever threads earlier tests left behind."""
+    monkeypatch.setattr(halves, "_may_fork", lambda: True)
+
+
+def test_a_large_dump_reads_as_in_one_process(forking: None) -> None:
     text = (HERE.parent / "dumps" / "scale-kubectl.yaml").read_text()
-    assert halves._may_fork()  # (no other thread: the two-process path is the one tested)
     pids: list[int] = []
 
     def read(part: str) -> list[Any] | None:
@@ -54,16 +59,18 @@ _docs = st.lists(st.dictionaries(
 @given(_docs)
 def test_any_dump_cut_in_two_reads_as_the_whole(docs: list[Any]) -> None:
     text = yaml.safe_dump_all(docs, default_flow_style=False, explicit_start=True)
-    assert halves.read_in_two(text, _read, min_chars=1) == _read(text)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(halves, "_may_fork", lambda: True)
+        assert halves.read_in_two(text, _read, min_chars=1) == _read(text)
 
 
-def test_a_half_left_to_pyyaml_leaves_the_whole_text_to_it() -> None:
+def test_a_half_left_to_pyyaml_leaves_the_whole_text_to_it(forking: None) -> None:
     text = "a: 1\n---\nb: 2\n---\nc: [3]\n"  # (a flow sequence in the second half)
     assert _read(text) is None
     assert halves.read_in_two(text, _read, min_chars=1) is None
 
 
-def test_a_child_that_dies_leaves_its_half_to_this_process() -> None:
+def test_a_child_that_dies_leaves_its_half_to_this_process(forking: None) -> None:
     text = "---\na: 1\n---\nb: 2\n---\nc: 3\n---\nd: 4\n"
     parent = os.getpid()
 
