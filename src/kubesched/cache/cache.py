@@ -65,8 +65,10 @@ class Cache:
         ni.generation = self.generation
         if node_changed:
             ni.node_generation = self.generation
-        self._recent[ni.name or self._ghost_name(ni)] = None
-        self._recent.move_to_end(ni.name or self._ghost_name(ni))
+        name = ni.name or self._ghost_name(ni)
+        recent = self._recent
+        recent[name] = None
+        recent.move_to_end(name)
 
     @staticmethod
     def _ghost_name(ni: NodeInfo) -> str:

@@ -56,14 +56,15 @@ class Nominator:
         self.add(new_pod, override)
 
     def delete(self, pod: Pod) -> None:
-        node = self.node_of.pop(pod.uid, None)
-        self._pods.pop(pod.uid, None)
+        uid = pod.uid
+        node = self.node_of.pop(uid, None)
+        self._pods.pop(uid, None)
         if node is None:
             return
         pods = self.nominated.get(node)
         if pods is not None:
-            if pod.uid in pods:
-                pods.remove(pod.uid)
+            if uid in pods:
+                pods.remove(uid)
             if not pods:
                 del self.nominated[node]
 
