@@ -345,9 +345,12 @@ class Algorithm:
                         if ok[k]:
                             ok[k] = False
                             cut = _cut(ok, need)
-            self._record_failures(diagnosis, out, fwk.filter_names, sub, ok, cut, overrides,
-                                  first_pass)
-            hit = sub[:cut][ok[:cut]]
+            if overrides or first_pass or np.count_nonzero(ok[:cut]) != cut:
+                self._record_failures(diagnosis, out, fwk.filter_names, sub, ok, cut,
+                                      overrides, first_pass)
+                hit = sub[:cut][ok[:cut]]
+            else:  # every node the scan reached fits: no failure to record
+                hit = sub[:cut]
             found.append(hit)
             n_found += len(hit)
             if n_found >= to_find:
