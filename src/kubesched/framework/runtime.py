@@ -565,6 +565,10 @@ class Framework:
             table, key, idx,
             lambda _t, rows: self._encoded(self.filter_batch(state, pod, snapshot, rows)),
             one_row)
+        n = len(values)
+        if not values.any():  # every node passes (the common answer): nothing to decode
+            return FilterOutcome(np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int16),
+                                 np.zeros(n, dtype=np.int32), self._kept_reasons)
         plugin = ((values >> 8) & 0xFFFF).astype(np.int16)
         plugin -= 1
         return FilterOutcome((values & 0xFF).astype(np.int8), plugin,
