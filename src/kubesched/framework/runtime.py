@@ -293,6 +293,7 @@ class Framework:
             for p in self.filter]
         self.batch_filters = frozenset(p.name for p, _f, b in self._filter_calls
                                        if b is not None)
+        self.per_node_filters = frozenset(p.name for p in self.filter) - self.batch_filters
         # Filters whose verdict a change of the table's columns answers (filter_reads), and
         # PreFilters keeping state AddPod/RemovePod update: filters_read_only_resources
         self._column_filters = frozenset(

@@ -289,8 +289,7 @@ class Algorithm:
         nominated = nominated_pods.pods
         first_pass_batch = bool(nominated) and fwk.filters_read_only_resources(state)
         ks_none = np.zeros(0, dtype=np.int64)
-        batch_all = all(p.name in fwk.batch_filters for p in fwk.filter
-                        if p.name not in state.skip_filter)
+        batch_all = fwk.per_node_filters <= state.skip_filter  # (the rest have batch forms)
         kept = fwk.rows_kept_key(state, pod)
         if not batch_all:
             chunk = max(to_find, 64)
