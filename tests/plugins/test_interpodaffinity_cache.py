@@ -208,7 +208,8 @@ def _check_step(rng: random.Random, kept: InterPodAffinity, args: dict, handle: 
     if info.parse_error is None:
         ns_labels = namespace_labels(handle.namespaces, incoming.metadata.namespace)
         existing = filtering.get_existing_anti_affinity_counts(
-            incoming, ns_labels, snap.nodes_with_required_anti_affinity())
+            incoming, ns_labels,
+            [ni for ni in snap.node_infos if ni.pods_with_required_anti_affinity])
         aff, anti = filtering.get_incoming_affinity_anti_affinity_counts(info, snap.node_infos)
         got = _counts(cs_k)
         if got is None:

@@ -48,9 +48,9 @@ class Cache:
         self.generation = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # most recently changed last
         self._order_changed = True
-        # a pod with pod (anti-)affinity came or went; one with required anti-affinity (each
-        # list of the snapshot is rebuilt only when its own kind of pod moved, as upstream's
-        # two flags: most pods with affinity have no required anti-affinity)
+        # a pod with pod (anti-)affinity came or went; one with required anti-affinity (the
+        # snapshot's answer for each kind is asked again only when its own kind of pod
+        # moved, as upstream's two flags: most pods with affinity have no required one)
         self._affinity_changed = False
         self._anti_changed = False
         self._images: dict[str, ImageStateSummary] = {}
@@ -269,12 +269,12 @@ class Cache:
                 self._refresh_rows(snap, old)  # the new rows were just computed
             else:
                 snap.table = NodeTable(order)
-            snap.invalidate_pod_lists()
+            snap.affinity_changed()
             self._order_changed = False
         else:
             self._refresh_rows(snap)
             if self._affinity_changed:
-                snap.invalidate_pod_lists(anti=self._anti_changed)
+                snap.affinity_changed(anti=self._anti_changed)
         self._affinity_changed = self._anti_changed = False
         snap.generation = self.generation
 

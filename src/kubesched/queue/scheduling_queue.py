@@ -239,8 +239,6 @@ class _Pool(dict[str, QueuedPodInfo]):
         if self.special:
             return False
         by = self.by_plugin
-        if not by:
-            return True
         return not any(by.get((name, p)) for name, ps in plugins.items() for p in ps)
 
 

@@ -136,8 +136,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {err}",))
         if not (info.required_affinity or info.required_anti_affinity
                 or snapshot.has_pods_with_required_anti_affinity()):
-            # no term to count on either side (the snapshot's list is kept while no pod
-            # with affinity comes or goes; the index would refresh its changed rows)
+            # no term to count on either side (the snapshot's answer is kept while no pod
+            # with required anti-affinity comes or goes; the index would refresh its rows)
             return None, Status(Code.SKIP)
         info = self._merged(info, required=True)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
@@ -198,7 +198,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
             return Status(Code.ERROR, (f"failed to parse pod: {err}",))
         if not has_constraints and not snapshot.has_pods_with_affinity():
             # no term on either side: upstream's walk over the nodes with affinity pods
-            # finds no score (the snapshot's list is kept while none comes or goes)
+            # finds no score (the snapshot's answer is kept while none comes or goes)
             return Status(Code.SKIP)
         info = self._merged(info, required=False)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
