@@ -29,7 +29,7 @@ from kubesched.api.dumptime import newest_timestamp
 from kubesched.api.fastyaml import FastConstruct
 from kubesched.api.faults import KIND as FAULT_KIND
 from kubesched.api.faults import Fault, parse_fault, validate_fault
-from kubesched.api.halves import read_in_two
+from kubesched.api.halves import Part, read_parts
 from kubesched.api.loadprogress import LoadProgress
 from kubesched.api.nodegroups import KIND as NODE_GROUP_KIND
 from kubesched.api.nodegroups import parse_node_group
@@ -45,7 +45,7 @@ from kubesched.api.parse import (
 )
 from kubesched.api.policy import parse_pod_disruption_budget
 from kubesched.api.samevalue import remember
-from kubesched.api.schema import check_document, release_schema
+from kubesched.api.schema import check_document, is_clean_document, release_schema
 from kubesched.api.simstate import KIND as STATE_KIND
 from kubesched.api.simstate import SimulationState, parse_simulation_state
 from kubesched.api.storage import STORAGE_PARSERS, assign_default_storage_class
@@ -289,30 +289,56 @@ class _ScenarioBuilder:
         progress = self.progress
         if progress is not None:
             progress.parsing(source)
-        docs = _json_documents(text)
-        if docs is None:
-            docs = read_in_two(text, lambda part: block_documents(part, _Loader("")))
-            if docs is not None and progress is not None:
-                for _ in docs:
-                    progress.document()
-        if docs is None:
-            docs = []
-            try:
-                for doc in yaml.load_all(text, Loader=_Loader):
-                    docs.append(doc)
-                    if progress is not None:
+        json_docs = _json_documents(text)
+        parts = (iter([Part(text, 0, json_docs, None)]) if json_docs is not None else
+                 read_parts(text, lambda part: block_documents(part, _Loader("")),
+                            self._checked))
+        n = 0
+        for part in parts:
+            docs = part.docs if part.docs is not None else self._read_yaml(part, source)
+            if progress is not None:
+                if json_docs is None:  # (JSON is parsed at once)
+                    for _ in docs:
                         progress.document()
-            except yaml.YAMLError as e:
-                line, problem = yaml_problem(e, text)
-                where = f"{source}:{line}" if line is not None else source
-                raise InputError(f"malformed YAML: {problem}", file=where) from None
-        if progress is not None:
-            progress.objects()
-        for i, doc in enumerate(docs):
-            if doc is None:
-                continue
-            self._add_object(doc, source, f"document {i + 1}")
+                progress.objects()
+            checked = part.prepared or [False] * len(docs)
+            try:
+                for doc, ok in zip(docs, checked, strict=True):
+                    n += 1
+                    if doc is not None:
+                        self._add_object(doc, source, f"document {n}", ok)
+            except InputError:
+                # malformed YAML further on is what reading the whole text first reports
+                for later in parts:
+                    if later.docs is None:
+                        self._read_yaml(later, source)
+                raise
         self._warn_skipped()
+
+    def _read_yaml(self, part: Part, source: str) -> list[Any]:
+        """The documents of a part the block reader left to PyYAML."""
+        try:
+            return list(yaml.load_all(part.text, Loader=_Loader))
+        except yaml.YAMLError as e:
+            line, problem = yaml_problem(e, part.text)
+            where = f"{source}:{line + part.line}" if line is not None else source
+            raise InputError(f"malformed YAML: {problem}", file=where) from None
+
+    def _checked(self, docs: list[Any]) -> list[bool]:
+        """For each document, whether the API server's decoding and validation pass it with
+        nothing to say (``_check_structure`` then need not run them again); run by the child
+        of ``read_parts`` over its part, so it must not modify the documents."""
+        out = []
+        for doc in docs:
+            ok = False
+            if isinstance(doc, dict) and is_clean_document(doc, self.schema):
+                try:
+                    validate_object(doc["kind"], doc)
+                    ok = True
+                except Exception:  # (the check proper, later, says what)
+                    ok = False
+            out.append(ok)
+        return out
 
     def _warn_skipped(self) -> None:
         """One line per kind skipped in a file (a dump may hold thousands of Events)."""
@@ -322,7 +348,8 @@ class _ScenarioBuilder:
             self.sc.warnings.append(f"{source}: skipping {what}: kind not supported")
         self._skipped.clear()
 
-    def _add_object(self, doc: Any, source: str, where: str) -> None:
+    def _add_object(self, doc: Any, source: str, where: str, checked: bool = False) -> None:
+        """``checked``: ``_checked`` passed the document."""
         if not isinstance(doc, dict):
             raise InputError(f"{where} is not a Kubernetes object (a mapping)", file=source,
                              value=_short(doc))
@@ -341,7 +368,7 @@ class _ScenarioBuilder:
             return
         if self.progress is not None:
             self.progress.object()
-        self._check_structure(doc, kind, source)
+        self._check_structure(doc, kind, source, checked)
         newest = newest_timestamp(doc)
         if newest is not None and (self.sc.dump_time is None or newest > self.sc.dump_time):
             self.sc.dump_time = newest
@@ -380,15 +407,20 @@ class _ScenarioBuilder:
             ref = f"{md_ns}/{name}" if md_ns else f"{name}"
             self._skipped.setdefault((source, kind), []).append(ref)
 
-    def _check_structure(self, doc: dict[str, Any], kind: str, source: str) -> None:
+    def _check_structure(self, doc: dict[str, Any], kind: str, source: str,
+                         checked: bool = False) -> None:
         """The API server's decoding (the apiVersion served, field types, unknown fields: a
         warning, as its default field validation, or an error when strict), then its
-        validation of the object."""
+        validation of the object; ``checked``: both passed already (``_checked``), the
+        validation standing unless a disabled gate's field is dropped."""
         namespaced = kind not in CLUSTER_SCOPED_KINDS
-        try:
-            unknown = check_document(doc, self.schema)
-        except InputError as e:
-            raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+        unknown: list[str] | None = []
+        if not checked:
+            try:
+                unknown = check_document(doc, self.schema)
+            except InputError as e:
+                raise locate_error(e, kind, doc, namespaced).located(file=source) from None
+        dropped: list[str] = []
         if unknown is not None and self.gates is not None:
             try:
                 check_new_expressions(kind, doc, self.gates)
@@ -403,7 +435,7 @@ class _ScenarioBuilder:
                     f"{source}: {locate_error(InputError(''), kind, doc, namespaced).obj}: "
                     f"{', '.join(dropped)} dropped: the API server drops fields of feature "
                     "gates that are off")
-        if unknown is not None:
+        if unknown is not None and (not checked or dropped):
             try:
                 validate_object(kind, doc)
             except InputError as e:

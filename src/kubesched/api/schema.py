@@ -244,6 +244,38 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
     """The unknown fields of ``doc`` (field paths, upstream's format), or None when its kind
     is not one upstream or a registration knows. A known kind at an apiVersion the release
     does not serve, or a field of the wrong JSON type, is bad input (``InputError``)."""
+    served = _served_shape(doc, schema)
+    if served is None:
+        return None
+    shape, api_version = served
+    unknown: list[str] = []
+    if _clean_document(doc, shape, schema, api_version):
+        return unknown
+    for key, value in doc.items():
+        if key in ("apiVersion", "kind"):
+            continue
+        sub = shape.props.get(key)
+        if sub is None:
+            if shape.closed:
+                unknown.append(key)
+            continue
+        _walk(value, sub, key, unknown)
+    return unknown
+
+
+def is_clean_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> bool:
+    """Whether ``check_document`` answers no unknown field, without raising — found without
+    modifying ``doc`` (only the path that explains what is wrong does, zeroing bad values)."""
+    try:
+        served = _served_shape(doc, schema)
+    except InputError:
+        return False
+    return served is not None and _clean_document(doc, served[0], schema, served[1])
+
+
+def _served_shape(doc: Mapping[str, Any], schema: ReleaseSchema) -> tuple[Shape, str] | None:
+    """The shape of ``doc``'s kind at its apiVersion, or None for a kind nobody registered;
+    an apiVersion the release does not serve is an ``InputError``."""
     kind = doc.get("kind")
     if not isinstance(kind, str):
         return None
@@ -264,22 +296,14 @@ def check_document(doc: Mapping[str, Any], schema: ReleaseSchema) -> list[str] |
                          value=api_version)
     shape = schema.shape_of(kind, api_version)
     assert shape is not None
-    unknown: list[str] = []
-    if kind == "Pod":
-        if _clean_pod(doc, shape, schema, api_version):
-            return unknown
-    elif _clean(doc, shape):
-        return unknown
-    for key, value in doc.items():
-        if key in ("apiVersion", "kind"):
-            continue
-        sub = shape.props.get(key)
-        if sub is None:
-            if shape.closed:
-                unknown.append(key)
-            continue
-        _walk(value, sub, key, unknown)
-    return unknown
+    return shape, api_version
+
+
+def _clean_document(doc: Mapping[str, Any], shape: Shape, schema: ReleaseSchema,
+                    api_version: str) -> bool:
+    if doc.get("kind") == "Pod":
+        return _clean_pod(doc, shape, schema, api_version)
+    return _clean(doc, shape)
 
 
 def _clean(value: Any, shape: Shape) -> bool:
