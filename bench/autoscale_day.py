@@ -6,6 +6,8 @@ docs/performance.md, "simulate with autoscaling").
     python bench/autoscale_day.py day.json --pods 5000 --initial 10   # a tenth
     /usr/bin/time -v kubesched simulate --quiet --max-nodes-total 1000 day.json
     python bench/autoscale_day.py day.json --run --max-nodes-total 1000 [--profile F]
+    python bench/autoscale_day.py storm.json --pods 1000 --initial 40 --mean-duration 1800 \
+        --storm 600                                          # the retry storm alone
 
 ``--run`` writes the scenario, then runs ``kubesched simulate --quiet --max-nodes-total N``
 on it in this process and prints its CPU seconds (``resource.getrusage``: loading included),
@@ -41,10 +43,11 @@ SHAPES = [("250m", "512Mi"), ("500m", "1Gi"), ("1", "2Gi"), ("1", "4Gi"), ("2", 
           ("2", "8Gi"), ("4", "8Gi"), ("1", "16Gi")]
 
 
-def scenario(pods: int, initial: int, mean_duration: float, seed: int) -> list[dict[str, object]]:
+def scenario(pods: int, initial: int, mean_duration: float, seed: int,
+             storm: float | None = None) -> list[dict[str, object]]:
     rng = random.Random(seed)
     docs: list[dict[str, object]] = []
-    for name, cpu, mem, price in GROUPS:
+    for name, cpu, mem, price in GROUPS if storm is None else ():
         docs.append({"apiVersion": "kubesched.io/v1alpha1", "kind": "NodeGroup",
                      "metadata": {"name": name},
                      "spec": {"minSize": initial if name == "general" else 0, "maxSize": 600,
@@ -55,9 +58,10 @@ def scenario(pods: int, initial: int, mean_duration: float, seed: int) -> list[d
         docs.append({"apiVersion": "v1", "kind": "Node",
                      "metadata": {"name": f"general-{i}", "labels": {GROUP_LABEL: "general"}},
                      "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}}})
-    # arrival times: a non-homogeneous Poisson process thinned from 1.8x the mean rate
+    # arrival times: a non-homogeneous Poisson process thinned from 1.8x the mean rate (or,
+    # for a storm, uniform over its window)
     mean_rate = pods / DAY
-    times: list[float] = []
+    times: list[float] = [] if storm is None else [rng.uniform(0, storm) for _ in range(pods)]
     t = 0.0
     while len(times) < pods:
         t += rng.expovariate(1.8 * mean_rate)
@@ -91,10 +95,14 @@ def main() -> None:
     ap.add_argument("--run", action="store_true", help="then simulate it, timed")
     ap.add_argument("--max-nodes-total", type=int, default=1000)
     ap.add_argument("--profile", help="with --run: write a cProfile of the run here")
+    ap.add_argument("--storm", type=float, metavar="SECONDS",
+                    help="no NodeGroups (the --initial nodes only) and every pod arriving "
+                         "within this many seconds: the retry storm alone")
     a = ap.parse_args()
     with open(a.path, "w") as f:
         json.dump({"apiVersion": "v1", "kind": "List",
-                   "items": scenario(a.pods, a.initial, a.mean_duration, a.seed)}, f)
+                   "items": scenario(a.pods, a.initial, a.mean_duration, a.seed,
+                                     a.storm)}, f)
     if a.run:
         run(a.path, a.max_nodes_total, a.profile)
 
