@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.parse import parse_node, parse_pod
-from kubesched.api.types import Pod
+from kubesched.api.types import Pod, bound_copy
 from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler.scaledown import scale_down
 from kubesched.config import default_config, load_config
@@ -238,3 +238,18 @@ def test_a_signed_pod_judged_on_more_than_columns_is_not_passed_over(
     assert checker.pending_signature(pods[1]) is not None
     res = scale_down(nodes, on, groups, {"g": 100}, [], pods, {}, checker)
     assert (res.removed, res.kept) == (["c1", "c2"], {})
+
+
+def test_a_moved_copy_is_asked_as_its_pod() -> None:
+    checker = PredicateChecker(default_config(), {}, {})
+    for i in (1, 2):
+        checker.add_node(_node(i, 4, True, False))
+    pod = _pod(1, "n01", 0)
+    checker.add_pod(pod)
+    checker.remove_pod(pod)
+    moved = checker.add_moved(pod, "n02")
+    assert (pod.spec.node_name, moved.spec.node_name) == ("n01", "n02")
+    ask = checker.as_pending(moved)
+    assert ask is checker.as_pending(pod)  # the pod's own pending copy, kept
+    assert ask == bound_copy(moved, "") and not ask.spec.node_name
+    assert checker.pending_signature(moved) == checker.pending_signature(pod) is not None

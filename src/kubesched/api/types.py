@@ -367,6 +367,15 @@ class Pod(Named):
         return self.spec.priority or 0
 
 
+def bound_copy(pod: Pod, node_name: str) -> Pod:
+    """``pod`` as if bound to ``node_name`` ("": as if pending): a shallow copy with a spec
+    of its own, the original unchanged."""
+    out: Pod = pod.__copy__()  # type: ignore[attr-defined]  # (shallow_copy_by_fields)
+    spec = out.spec = pod.spec.__copy__()  # type: ignore[attr-defined]
+    spec.node_name = node_name
+    return out
+
+
 # ---------------------------------------------------------------- node
 
 

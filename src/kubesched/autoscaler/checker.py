@@ -4,14 +4,13 @@ it places there), without the scheduler's queue, scoring or binding."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
 
-from kubesched.api.types import Node, Pod
+from kubesched.api.types import Node, Pod, bound_copy
 from kubesched.clock import VirtualClock
 from kubesched.config import SchedulerConfiguration
 from kubesched.explain import ReadOnlyBackend
@@ -23,11 +22,9 @@ from kubesched.scheduler import Scheduler
 # the nodes tried one by one before one batch Filter over the snapshot judges the rest
 _SCAN = 4
 _MAX_SIGNATURES = 65536
-
-
-def placed(pod: Pod, node_name: str) -> Pod:
-    """``pod`` as if bound to ``node_name`` (its spec copied: the original stays pending)."""
-    return dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, node_name=node_name))
+# objects kept a pod by ``_pending``: the pod as the cluster holds it, and its copies moved by
+# one loop's removals (a copy moved again pushes out the oldest)
+_KEPT = 3
 
 
 class PredicateChecker:
@@ -89,6 +86,17 @@ class PredicateChecker:
         self._pods[pod.uid] = pod
         self._dirty = True
 
+    def add_moved(self, pod: Pod, node_name: str) -> Pod:
+        """A copy of bound ``pod`` bound to ``node_name`` instead, added; asked as pending,
+        it is ``pod``'s pending copy (they differ only in their node), so the plugins'
+        per-pod work for it is kept too when a later removal of the loop moves it again."""
+        ask, key = self._pending(pod)
+        moved = bound_copy(pod, node_name)
+        kept = self._as_pending.get(pod.uid, ())
+        self._as_pending[pod.uid] = ((moved, ask, key), *kept[:_KEPT - 1])
+        self.add_pod(moved)
+        return moved
+
     def remove_pod(self, pod: Pod) -> None:
         self.sched.cache.remove_pod(self._pods.pop(pod.uid))
         self._dirty = True
@@ -137,19 +145,19 @@ class PredicateChecker:
         return self._pending(pod)[1]
 
     def _pending(self, pod: Pod) -> tuple[Pod, Hashable | None]:
-        # two objects a pod: a scale-down asks of the pod itself and of its copy moved by
-        # an earlier removal of the same loop, by turns
+        # a few objects a pod: a scale-down asks of the pod itself and of its copies moved
+        # by earlier removals of the same loop, by turns
         kept = self._as_pending.get(pod.uid, ())
         for was, ask, key in kept:
             if was is pod:
                 return ask, key
-        ask = placed(pod, "")
+        ask = bound_copy(pod, "")
         fwk = self.sched.profiles.get(pod.spec.scheduler_name)
         sig = fwk.filter_signature(ask) if fwk is not None else None
         key = None if sig is None else (pod.spec.scheduler_name, sig)
         if len(self._as_pending) >= _MAX_SIGNATURES:
             self._as_pending.clear()
-        self._as_pending[pod.uid] = ((pod, ask, key), *kept[:1])
+        self._as_pending[pod.uid] = ((pod, ask, key), *kept[:_KEPT - 1])
         return ask, key
 
     def first_fit(self, pod: Pod, node_names: Iterable[str]) -> tuple[str | None, bool]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kubesched.api.types import Node, Pod
-from kubesched.autoscaler.checker import PredicateChecker, placed
+from kubesched.api.types import Node, Pod, bound_copy
+from kubesched.autoscaler.checker import PredicateChecker
 
 
 @dataclass
@@ -180,7 +180,7 @@ class _Binpacking:
         checker, names = self.checker, self.names
 
         def put(pod: Pod, name: str) -> None:
-            checker.add_pod(placed(pod, name))
+            checker.add_pod(bound_copy(pod, name))
             self._put([pod], name)
 
         i = 0
@@ -253,7 +253,7 @@ class _Counted:
             return
         for at, pods in self.pods:
             for pod in pods:
-                self.checker.add_pod(placed(pod, names[at]))
+                self.checker.add_pod(bound_copy(pod, names[at]))
         self.pods = []
         self._req[:] = 0
         self._cnt[:] = 0

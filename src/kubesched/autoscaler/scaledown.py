@@ -23,7 +23,7 @@ from kubesched.api.policy import PodDisruptionBudget
 from kubesched.api.resources import pod_requests
 from kubesched.api.selectors import label_selector_matches
 from kubesched.api.types import Node, Pod
-from kubesched.autoscaler.checker import PredicateChecker, placed
+from kubesched.autoscaler.checker import PredicateChecker
 
 DEFAULT_UTILIZATION_THRESHOLD = 0.5  # --scale-down-utilization-threshold
 DEFAULT_GPU_UTILIZATION_THRESHOLD = 0.5  # --scale-down-gpu-utilization-threshold
@@ -235,8 +235,6 @@ def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateCh
             moved.clear()
             cursors.start = before
             return f"pod {p.key} fits on no other node"
-        copy = placed(p, target)
-        checker.add_pod(copy)
-        moved.append(copy)
+        moved.append(checker.add_moved(p, target))
     checker.remove_node(node, later=True)
     return None

@@ -30,8 +30,8 @@ from typing import Any
 
 from kubesched.api.naming import generator_state, set_generator_state
 from kubesched.api.nodegroups import GROUP_LABEL, NodeGroup
-from kubesched.api.types import Node, Pod, Taint
-from kubesched.autoscaler.checker import PredicateChecker, placed
+from kubesched.api.types import Node, Pod, Taint, bound_copy
+from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler.expanders import best_option
 from kubesched.autoscaler.options import (
     MAX_DRAIN_PARALLELISM,
@@ -251,7 +251,7 @@ class ClusterAutoscaler:
             if where is None:
                 out.append((pod, t))
             else:
-                checker.add_pod(placed(pod, where))
+                checker.add_pod(bound_copy(pod, where))
         return out
 
     # ------------------------------------------------------------------ scale-up

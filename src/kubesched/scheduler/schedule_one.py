@@ -10,7 +10,6 @@ goes through ``handle_scheduling_failure``.
 
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 import threading
@@ -18,7 +17,7 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from kubesched.api.types import Pod, PodCondition
+from kubesched.api.types import Pod, PodCondition, bound_copy
 from kubesched.framework import events as ev
 from kubesched.framework.backend import Backend
 from kubesched.framework.cycle_state import CycleState
@@ -140,9 +139,7 @@ class ScheduleOne(Algorithm):
         if st.is_success() and ni is not None:
             fwk.run_filter(state, pod, ni)
         choose(state)
-        assumed = copy.copy(pod)
-        assumed.spec = copy.copy(pod.spec)
-        assumed.spec.node_name = node
+        assumed = bound_copy(pod, node)
         self.cache.assume_pod(assumed)
         fwk.run_reserve(state, assumed, node)
         r = ScheduleResult(node)
@@ -239,9 +236,7 @@ class ScheduleOne(Algorithm):
                 self.decisions.decided(qpi, self.clock.now(), None, 0, 0, message, None)
             return None, None
 
-        assumed = copy.copy(pod)
-        assumed.spec = copy.copy(pod.spec)
-        assumed.spec.node_name = result.suggested_host
+        assumed = bound_copy(pod, result.suggested_host)
         self.cache.assume_pod(assumed)
         self.queue.delete_nominated_pod_if_exists(pod)
 
