@@ -7,6 +7,7 @@ scheduler copies a Pod (``copy.copy``) before changing what it owns (nodeName, s
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -370,8 +371,8 @@ class Pod(Named):
 def bound_copy(pod: Pod, node_name: str) -> Pod:
     """``pod`` as if bound to ``node_name`` ("": as if pending): a shallow copy with a spec
     of its own, the original unchanged."""
-    out: Pod = pod.__copy__()  # type: ignore[attr-defined]  # (shallow_copy_by_fields)
-    spec = out.spec = pod.spec.__copy__()  # type: ignore[attr-defined]
+    out = copy.copy(pod)
+    spec = out.spec = copy.copy(pod.spec)
     spec.node_name = node_name
     return out
 
