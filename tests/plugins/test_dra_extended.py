@@ -539,3 +539,29 @@ def test_fit_batch_form_agrees_on_dra_backed_resources() -> None:
     assert per_node == {"none": None, "zero": None,
                         "few": per_node["few"], "many": None}
     assert code(per_node["few"]) == (UU, (f"Insufficient {DRA}",))
+
+
+def test_fit_asks_the_classes_again_for_a_pod_with_dra_backed_resources() -> None:
+    # Fit's PreFilter state is kept per requests, but not for a resource a DeviceClass may
+    # map: the same pod is judged again when a class comes
+    sc = load_scenario_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: none}\n"
+        "status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        f"spec: {{containers: [{{name: c, resources: {{requests: {{{DRA}: '2'}}, "
+        f"limits: {{{DRA}: '2'}}}}}}]}}")
+    objects: dict[str, list[Any]] = {k: list(v) for k, v in sc.objects.items()}
+    fit = Fit({}, Handle(objects=objects, features=FeatureGates("1.37")))
+    p, node = sc.pods[0], NodeInfo(sc.nodes[0])
+    snap = snapshot_from_nodes(sc.nodes, [])
+
+    def verdict() -> Any:
+        state = CycleState()
+        fit.pre_filter(state, p, snap)
+        st = fit.filter(state, p, node)
+        return None if st is None else code(st)
+
+    assert verdict() == (UU, (f"Insufficient {DRA}",))  # no class: the node lacks it
+    objects.setdefault("DeviceClass", []).extend(load_scenario_text(FIT_CLASS).objects
+                                                 ["DeviceClass"])
+    assert verdict() is None  # a class backs it: left to DynamicResources
