@@ -126,14 +126,25 @@ def test_the_child_prepares_its_own_part(forking: None) -> None:
     assert parts[1].prepared == [(True, sorted(d)) for d in parts[1].docs]
 
 
-def test_a_caller_that_stops_early_leaves_no_child(forking: None) -> None:
+def test_a_caller_that_stops_early_leaves_no_child(forking: None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    forked: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
     text = "---\na: 1\n---\nb: 2\n---\nc: 3\n---\nd: 4\n"
     parts = halves.read_parts(text, _read, min_chars=1)
     first = next(parts)
-    assert first.docs == [{"a": 1}, {"b": 2}, {"c": 3}]
+    assert first.docs == [{"a": 1}, {"b": 2}, {"c": 3}] and len(forked) == 1
     parts.close()
-    with pytest.raises(ChildProcessError):  # reaped: no child of this process is left
-        os.waitpid(-1, os.WNOHANG)
+    with pytest.raises(ChildProcessError):  # reaped already (other tests' children aside)
+        os.waitpid(forked[0], os.WNOHANG)
 
 
 # -- a scenario loaded in two processes

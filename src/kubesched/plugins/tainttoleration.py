@@ -168,7 +168,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             return np.zeros(len(idx), dtype=np.int64)  # (no node has a taint)
         gids, pos = _groups(table, idx)
         counts = np.fromiter(
-            (count_intolerable_prefer_no_schedule(table.taint_sets[g], tolerations)
+            (count_intolerable_prefer_no_schedule(sets[g], tolerations)
              for g in gids.tolist()), dtype=np.int64, count=len(gids))
         return counts[pos]
 
