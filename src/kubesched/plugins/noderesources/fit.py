@@ -63,7 +63,7 @@ from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
-from kubesched.framework.table_cache import IdentityMemo, RowMemo
+from kubesched.framework.table_cache import RowMemo
 from kubesched.plugins.dynamicresources.extended import (
     DEVICE_CLASS_PREFIX,
     class_mapping_of,
@@ -215,8 +215,6 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         # the batch Score keeps each row's score per request vector, as BalancedAllocation
         # each row's score per request vector, across cycles
         self._rows = RowMemo()
-        # PreFilter's state by the pod's requests (a dict never changed in place)
-        self._states: IdentityMemo[_PreFilterState] = IdentityMemo()
 
     # ------------------------------------------------------------------ PreFilter
 
@@ -230,20 +228,12 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return class_mapping_of(dra_index(objects).classes)
 
     def _compute_state(self, pod: Pod) -> _PreFilterState:
-        requests = pod.requests
-        kept = self._states.get(requests)
-        if kept is not None:
-            return kept
-        checks = _fits_checks(requests, self.ignored_resources, self.ignored_resource_groups)
+        checks = _fits_checks(pod.requests, self.ignored_resources,
+                              self.ignored_resource_groups)
         names = [n for n, _ in checks]
         mapping = self._class_mapping(names)
-        s = _PreFilterState(checks, tuple(map(insufficient_reason, names)),
-                            tuple(n in mapping for n in names) if mapping else ())
-        if not any(map(is_dra_extended_resource_name, names)):
-            # a function of the requests alone (no DeviceClass can map them): kept for the
-            # pods sharing them — a template's, and the autoscaler's questions of one pod
-            self._states.put(requests, s)
-        return s
+        return _PreFilterState(checks, tuple(map(insufficient_reason, names)),
+                               tuple(n in mapping for n in names) if mapping else ())
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:
