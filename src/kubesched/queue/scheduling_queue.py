@@ -344,6 +344,9 @@ class SchedulingQueue:
         self._in_flight: dict[str, tuple[int, Pod]] = {}
         self._log: deque[Any] = deque()
         self._log_base = 0
+        # where in the log (counted from its first entry ever) the newest event is: a pod
+        # marked after it has missed none (most failures, which then need no scan)
+        self._last_event = -1
 
     # ------------------------------------------------------------------ keys & backoff
 
@@ -709,6 +712,7 @@ class SchedulingQueue:
     def _add_event_if_any_in_flight(self, event: ClusterEvent, old: Any, new: Any) -> bool:
         if not self._in_flight:
             return False
+        self._last_event = self._log_base + len(self._log)
         self._log.append(InFlightEvent(event, old, new))
         return True
 
@@ -717,6 +721,7 @@ class SchedulingQueue:
         if new.uid not in self._in_flight:
             return False
         for ev in events:
+            self._last_event = self._log_base + len(self._log)
             self._log.append(InFlightEvent(ev, old, new))
         return True
 
@@ -724,6 +729,8 @@ class SchedulingQueue:
         rec = self._in_flight.get(uid)
         if rec is None:
             return None
+        if rec[0] > self._last_event:
+            return []
         start = rec[0] - self._log_base + 1
         return [e for e in itertools.islice(self._log, start, None)
                 if isinstance(e, InFlightEvent)]
@@ -754,9 +761,12 @@ class SchedulingQueue:
         self._log.clear()
         self._in_flight.clear()
         self._log_base = 0
+        self._last_event = -1
         for entry in log:
             if isinstance(entry, str):
                 self._in_flight[entry] = (len(self._log), pods[entry])
+            else:
+                self._last_event = len(self._log)
             self._log.append(entry)
 
     def in_flight_events(self) -> list[Any]:
@@ -799,6 +809,16 @@ class SchedulingQueue:
             self._in_flight[uid] = (self._log_base + len(self._log), qpi.pod)
             self._log.append(uid)
             return qpi
+
+    def peek(self) -> QueuedPodInfo | None:
+        """The pod ``pop`` would give now, not popped; None when there is none or when
+        ``pop`` would first discard a pod it finds in flight."""
+        qpi = self._active.peek()
+        if qpi is None and self.pop_from_backoff:
+            qpi = self._backoff.peek()
+        if qpi is None or qpi.pod.uid in self._in_flight:
+            return None
+        return qpi
 
     def _determine_hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:

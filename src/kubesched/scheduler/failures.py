@@ -23,10 +23,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kubesched.api.types import Pod
+from kubesched.api.types import Pod, PodCondition
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Status
-from kubesched.framework.types import Diagnosis, FitError
 
 if TYPE_CHECKING:
     from kubesched.scheduler.schedule_one import ScheduleOne as Scheduler
@@ -39,29 +38,30 @@ REPLAYABLE_POST_FILTERS = frozenset({"DefaultPreemption", "DynamicResources"})
 Draw = tuple[str, tuple[Any, ...], dict[str, Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """What a failure does to the pod it happens to, worked out once from its status or
+    FitError (``ScheduleOne.handle_scheduling_failure``): a failure replayed does it
+    again."""
+
+    rejected: bool  # Unschedulable, not SchedulerError
+    unschedulable: frozenset[str] | None  # the pod's rejecting plugins (None: as popped)
+    pending: frozenset[str] | None
+    message: str
+    event_message: str  # the FailedScheduling event's (cut to the events' limit)
+    condition: PodCondition  # PodScheduled False
+
+
 @dataclass
 class Failure:
     """What one failed attempt did, to do again."""
 
-    num_all_nodes: int
-    diagnosis: Diagnosis  # post_filter_msg included
+    failed: Failed
+    evaluated: int  # nodes the scan judged (the decision record's)
     next_start: int  # next_start_node_index after the scan
     hinted: bool  # whether OpportunisticBatching was asked for a hint
     post: tuple[str | None, Status] | None = None  # PostFilter's answer, if any ran
     draws: list[Draw] = field(default_factory=list)
-    message: str = ""
-
-
-class ReplayedFitError(FitError):
-    """A FitError whose message is known. Its diagnosis is the kept failure's own: a
-    replay only reads it (the failure path copies the plugin sets it keeps)."""
-
-    def __init__(self, pod: Pod, failure: Failure) -> None:
-        super().__init__(pod, failure.num_all_nodes, failure.diagnosis)
-        self.failure = failure
-
-    def __str__(self) -> str:
-        return self.failure.message
 
 
 class _RecordingRandom:

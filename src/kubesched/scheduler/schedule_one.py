@@ -28,7 +28,7 @@ from kubesched.framework.status import Code, Status
 from kubesched.framework.types import Diagnosis, FitError, QueuedPodInfo, ScheduleResult
 from kubesched.framework.waiting import PERMIT_WAIT_MESSAGES, WaitingPod, WaitingPods
 from kubesched.scheduler.algorithm import Algorithm, NoNodesAvailable
-from kubesched.scheduler.failures import Draw, Failure, FailureMemo, ReplayedFitError
+from kubesched.scheduler.failures import Draw, Failed, Failure, FailureMemo
 from kubesched.scheduler.observer import Recorder, SchedulerObserver
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,11 @@ class ScheduleOne(Algorithm):
     _cancel_pre_bind: bool  # v1.36: preempting a pod in PreBind cancels its binding cycle
     failures: FailureMemo  # failed attempts an identical pod replays
     world_changes: int
+    # Set by a backend that can tell that nothing may happen between two attempts (the
+    # simulator's run loop): whether the pod queued next may be attempted within the
+    # step under way, as if in a step of its own (it says yes only when it has done what
+    # it does between two steps). None: one attempt a step.
+    more_in_step: Callable[[QueuedPodInfo], bool] | None = None
 
     def schedule_one(self) -> bool:
         """One step: the outcomes of pods waiting at Permit if any came (binding cycles or
@@ -213,16 +218,17 @@ class ScheduleOne(Algorithm):
                 if node and st.is_success() and self.decisions is not None:
                     preemption = {"node": node,
                                   "victims": sorted(state.read(PREEMPTION_VICTIMS) or [])}
-            message = self.handle_scheduling_failure(fwk, qpi, Status(Code.UNSCHEDULABLE), fe,
-                                                     nominated, cycle)
+            failed = self._failed_as(_UNSCHEDULABLE, fe)
+            self._fail_pod(qpi, failed, nominated, cycle)
+            evaluated = len(fe.diagnosis.node_to_status)
             if self.decisions is not None:
-                self.decisions.decided(qpi, self.clock.now(), None,
-                                       len(fe.diagnosis.node_to_status), 0, message, preemption)
+                self.decisions.decided(qpi, self.clock.now(), None, evaluated, 0,
+                                       failed.message, preemption)
             if (attempt is not None and not node
                     and (not fwk.post_filter or st.is_rejected())):
                 memo.keep(self, attempt, Failure(
-                    fe.num_all_nodes, fe.diagnosis, self.next_start_node_index, bool(hinted),
-                    (node, st) if fwk.post_filter else None, draws, message))
+                    failed, evaluated, self.next_start_node_index, bool(hinted),
+                    (node, st) if fwk.post_filter else None, draws))
             return None, None
         except (PluginError, NoNodesAvailable, ExtenderError) as err:
             # no node at all is unschedulable, not an error (upstream's schedulingCycle:
@@ -255,25 +261,50 @@ class ScheduleOne(Algorithm):
 
     def _fail_as_before(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                         failure: Failure, cycle: int) -> None:
-        """A failure replayed: what the FitError path of ``_scheduling_cycle`` does, with
-        the kept outcome (PostFilter's answer, kept when the profile has PostFilter plugins:
-        the profile is part of the key) — most attempts of a crowded cluster end here."""
-        fe = self._replay_failure(fwk, state, qpi.pod, failure)
-        nominated: str | None = ""  # no PostFilter plugin: clear the nomination
-        if failure.post is not None:
-            self.failures.redraw(self, failure)
-            nominated = failure.post[0]
-        message = self.handle_scheduling_failure(fwk, qpi, _UNSCHEDULABLE, fe, nominated,
-                                                 cycle)
-        if self.decisions is not None:
-            self.decisions.decided(qpi, self.clock.now(), None,
-                                   len(fe.diagnosis.node_to_status), 0, message, None)
+        """A failure replayed, then (``more_in_step``) the pods queued next while each
+        replays a kept failure too: after a finishing pod requeues every pod waiting for
+        room, they are retried at one instant over one unchanged cluster, and most fail
+        as the first of their shape did."""
+        while True:
+            self._fail_replayed(fwk, state, qpi, failure, cycle)
+            nxt = self._next_replay()
+            if nxt is None:
+                return
+            fwk, qpi, failure = nxt
+            state = CycleState()
+            cycle = self.queue.scheduling_cycle
 
-    def _replay_failure(self, fwk: Framework, state: CycleState, pod: Pod,
-                        failure: Failure) -> FitError:
-        """An identical pod's failure over this cluster (``failures``), with what its scan
-        did besides: the start index moved, OpportunisticBatching asked (which, the cluster
-        unchanged since a failure, hints nothing: the last cycle did not succeed)."""
+    def _next_replay(self) -> tuple[Framework, QueuedPodInfo, Failure] | None:
+        """The pod ``pop`` gives next, popped, with its profile and the failure it replays,
+        when it replays one and the backend lets it be attempted within this step; else
+        None, and nothing popped (its own step attempts it)."""
+        more = self.more_in_step
+        if more is None or len(self.waiting):
+            return None
+        qpi = self.queue.peek()
+        if qpi is None:
+            return None
+        pod = qpi.pod
+        fwk = self.profiles.get(pod.spec.scheduler_name)
+        if fwk is None or pod.metadata.deletion_timestamp is not None \
+                or self.cache.is_assumed(pod):
+            return None
+        attempt = self.failures.begin(self, fwk, pod)
+        failure = self.failures.recall(attempt) if attempt is not None else None
+        if failure is None or not more(qpi):
+            return None
+        if self.queue.pop() is not qpi:
+            raise RuntimeError(f"the queue popped another pod than {pod.key}, peeked")
+        return fwk, qpi, failure
+
+    def _fail_replayed(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                       failure: Failure, cycle: int) -> None:
+        """What the FitError path of ``_scheduling_cycle`` does, with the kept outcome
+        (PostFilter's answer, kept when the profile has PostFilter plugins: the profile
+        is part of the key), and what the scan did besides: the start index moved,
+        OpportunisticBatching asked (which, the cluster unchanged since a failure, hints
+        nothing: the last cycle did not succeed)."""
+        pod = qpi.pod
         self.cache.update_snapshot(self.snapshot)
         if failure.hinted:
             hint, _sig = fwk.batch.get_node_hint(fwk, state, pod, self.queue.scheduling_cycle,
@@ -282,7 +313,15 @@ class ScheduleOne(Algorithm):
             if hint:
                 raise RuntimeError(f"a batch hint ({hint}) for a replayed failure")
         self.next_start_node_index = failure.next_start
-        return ReplayedFitError(pod, failure)
+        nominated: str | None = ""  # no PostFilter plugin: clear the nomination
+        if failure.post is not None:
+            self.failures.redraw(self, failure)
+            nominated = failure.post[0]
+        failed = failure.failed
+        self._fail_pod(qpi, failed, nominated, cycle)
+        if self.decisions is not None:
+            self.decisions.decided(qpi, self.clock.now(), None, failure.evaluated, 0,
+                                   failed.message, None)
 
     def _undo_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                      st: Status, result: ScheduleResult, assumed: Pod, cycle: int) -> None:
@@ -389,17 +428,39 @@ class ScheduleOne(Algorithm):
         """handleSchedulingFailure: the pod back to the unschedulable pods (or backoffQ),
         its nomination set (None keeps it, "" clears it), the FailedScheduling event and
         the PodScheduled condition. Returns the failure's message."""
-        pod = qpi.pod
+        failed = self._failed_as(status, fit_error)
+        self._fail_pod(qpi, failed, nominated, cycle)
+        return failed.message
+
+    @staticmethod
+    def _failed_as(status: Status, fit_error: FitError | None) -> Failed:
+        """What a failure with ``status`` (or ``fit_error``) does to its pod."""
         rejected = fit_error is not None or status.is_rejected()
-        reason = "Unschedulable" if rejected else "SchedulerError"
+        unschedulable = pending = None
         if fit_error is not None:
-            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
-            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
+            unschedulable = frozenset(fit_error.diagnosis.unschedulable_plugins)
+            pending = frozenset(fit_error.diagnosis.pending_plugins)
             message = str(fit_error)
         else:
             message = status.message()
             if status.is_rejected() and status.plugin:
-                qpi.unschedulable_plugins = {status.plugin}
+                unschedulable = frozenset((status.plugin,))
+        if len(message) > EVENT_MESSAGE_LIMIT:
+            event_msg = message[: EVENT_MESSAGE_LIMIT - 4] + " ..."
+        else:
+            event_msg = message
+        reason = "Unschedulable" if rejected else "SchedulerError"
+        return Failed(rejected, unschedulable, pending, message, event_msg,
+                      PodCondition("PodScheduled", "False", reason, message))
+
+    def _fail_pod(self, qpi: QueuedPodInfo, failed: Failed, nominated: str | None,
+                  cycle: int) -> None:
+        """``failed`` done to ``qpi``'s pod."""
+        pod = qpi.pod
+        if failed.unschedulable is not None:
+            qpi.unschedulable_plugins = set(failed.unschedulable)
+        if failed.pending is not None:
+            qpi.pending_plugins = set(failed.pending)
         current = self.pending.get(pod.uid)
         if current is not None and not current.spec.node_name:
             qpi.pod = current
@@ -407,13 +468,8 @@ class ScheduleOne(Algorithm):
             self.queue.add_nominated_pod(current, nominated)
         else:
             self.queue.done(pod.uid)
-        if len(message) > EVENT_MESSAGE_LIMIT:
-            event_msg = message[: EVENT_MESSAGE_LIMIT - 4] + " ..."
-        else:
-            event_msg = message
-        self.backend.record_event(pod, "Warning", "FailedScheduling", event_msg)
-        cond = PodCondition("PodScheduled", "False", reason, message)
-        self.backend.update_pod_status(pod, cond, nominated if nominated is not None else None)
+        self.backend.record_event(pod, "Warning", "FailedScheduling", failed.event_message)
+        self.backend.update_pod_status(pod, failed.condition, nominated)
         if self.recorder is not None:
-            self.recorder.attempt(pod, "unschedulable" if rejected else "error", None, message)
-        return message
+            self.recorder.attempt(pod, "unschedulable" if failed.rejected else "error", None,
+                                  failed.message)

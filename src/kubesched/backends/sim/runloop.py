@@ -46,6 +46,7 @@ from typing import Any, Protocol
 from kubesched.api.types import Pod
 from kubesched.backends.sim.timeline import Event, Timeline
 from kubesched.clock import VirtualClock
+from kubesched.framework.types import QueuedPodInfo
 from kubesched.scheduler import Recorder, Scheduler
 
 Outcome = tuple[str | None, str | None]  # (node, message); ("…", WAITING): parked at Permit
@@ -168,6 +169,13 @@ class Rounds:
         self._new_round(n, forget=False)
         return idle
 
+    def steps_on(self, uid: str) -> bool:
+        """Whether a step ending now and the next one, attempting ``uid``, leave the end
+        rule with nothing to do between them: no change since the step started, no pod
+        retried in this round nor parked at Permit, and ``uid`` not yet tried in it."""
+        return (not self._retried and not self._waiting and uid not in self._tried
+                and self.cluster.changes == self._step_total)
+
     def _tried_once(self, uid: str, outcome: Outcome) -> None:
         if uid in self._tried:
             self._retried = True
@@ -238,6 +246,7 @@ class RunLoop:
         self.timeline = timeline
         self.rounds = Rounds(scheduler, cluster)
         self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
+        scheduler.more_in_step = self._more_in_step
         self.series: Ticked | None = None
         # a controller looping on its own period (None: none); when it last ran, the change
         # count it left, and the time it asked to run again by
@@ -321,6 +330,18 @@ class RunLoop:
             cluster.in_step = False
         cluster.raise_violation()
         return Step(busy, self.rounds.step_done(busy))
+
+    def _more_in_step(self, qpi: QueuedPodInfo) -> bool:
+        """Whether the scheduler may attempt ``qpi`` within the step under way: when the
+        step would have ended and the next begun with nothing done between them (nothing
+        due, the end rule with nothing to look at), after the series' tick of the step
+        that ends."""
+        due = self.timeline.next_time()
+        if (due is not None and due <= self.clock.now()) or not self.rounds.steps_on(qpi.pod.uid):
+            return False
+        if self.series is not None:
+            self.series.tick()
+        return True
 
     def over(self, step: Step) -> bool:
         """The end rule's verdict: an idle round, nothing on the timeline and no periodic

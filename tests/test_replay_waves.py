@@ -1,0 +1,155 @@
+"""Waves of replayed failures (``ScheduleOne._fail_as_before`` with the run loop's
+``more_in_step``): the pods retried at one instant over one unchanged cluster attempted
+within one step, against one attempt a step — the same placements, attempts, events,
+decision records, time series, random draws and end of the run, on random clusters where
+pods that do not fit wait for others to finish."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import yaml
+
+from kubesched.api.scenario import load_scenario_text
+from kubesched.backends.sim.apiserver import ApiServer
+from kubesched.backends.sim.cluster import SimCluster
+from kubesched.backends.sim.runloop import RunLoop
+from kubesched.backends.sim.series import Series
+from kubesched.backends.sim.timeline import PodFinished
+from kubesched.config import default_config
+from kubesched.scheduler.decisions import DecisionLog
+from kubesched.scheduler.schedule_one import ScheduleOne
+from random_clusters import replica_set
+
+
+def _docs(rng: random.Random) -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    for i in range(rng.randint(2, 5)):
+        node: dict[str, Any] = {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"n{i}", "labels": {"zone": f"z{i % 2}"}},
+            "status": {"capacity": {"cpu": str(rng.choice([2, 4])), "memory": "8Gi",
+                                    "pods": str(rng.choice([4, 110]))}}}
+        if rng.random() < 0.2:
+            node["spec"] = {"taints": [{"key": "t", "value": "x", "effect": "NoSchedule"}]}
+        docs.append(node)
+    for j in range(rng.randint(3, 6)):
+        spec: dict[str, Any] = {
+            "priority": rng.choice([0, 0, 0, 0, 100]),
+            "containers": [{"name": "c", "image": "x", "resources": {"requests": {
+                "cpu": f"{rng.choice([500, 1000, 1500])}m",
+                "memory": f"{rng.choice([256, 2048])}Mi"}}}]}
+        if rng.random() < 0.2:
+            spec["nodeSelector"] = {"zone": rng.choice(["z0", "z1"])}
+        if rng.random() < 0.3:
+            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
+        docs.append(replica_set(rng, j, spec, min_replicas=6))
+    return docs
+
+
+def _run(text: str, seed: int, waves: bool, monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[tuple[Any, ...], int]:
+    events: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(ApiServer, "record_event",
+                        lambda self, pod, _t, reason, message: events.append(
+                            (pod.key, reason, message)))
+    more: list[int] = []
+    real_next = ScheduleOne._next_replay
+
+    def next_replay(self: ScheduleOne) -> Any:
+        got = real_next(self)
+        more.append(got is not None)
+        return got
+
+    monkeypatch.setattr(ScheduleOne, "_next_replay", next_replay)
+    if not waves:
+        monkeypatch.setattr(RunLoop, "_more_in_step", lambda self, qpi: False)
+    sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=seed)
+    decisions: list[dict[str, Any]] = []
+    sim.scheduler.decisions = DecisionLog([decisions.append], 2)
+    sim.series = Series(sim, max_points=8)  # small: its stride doubles during the run
+    res = sim.run()
+    sched = sim.scheduler
+    monkeypatch.undo()
+    samples = [(s.time, s.attempts, s.running, s.pending, s.resources)
+               for s in sim.series.samples]
+    return ([(r.key, r.node, r.time, r.attempts, r.message) for r in res.records],
+            res.preemptions, events, decisions, samples, sim.clock.now(),
+            sched.handle.rng.getstate(), sched.next_start_node_index,
+            sched.queue.scheduling_cycle, sim.accounting.attempts), sum(more)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_waves_change_nothing(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = yaml.safe_dump_all(_docs(random.Random(seed)))
+    alone, none = _run(text, seed, False, monkeypatch)
+    waved, joined = _run(text, seed, True, monkeypatch)
+    assert none == 0
+    assert waved == alone
+    if seed < 3:
+        assert joined > 0  # attempts did join a step under way
+
+
+def test_a_pod_tried_in_the_round_ends_the_wave(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The end rule looks at a round when a pod is tried a second time in it: such a pod
+    has its own step, so the rule sees it as it would."""
+    text = yaml.safe_dump_all(_docs(random.Random(0)))
+    seen: list[bool] = []
+    real = RunLoop._more_in_step
+
+    def more(self: RunLoop, qpi: Any) -> bool:
+        tried = qpi.pod.uid in self.rounds._tried
+        got = real(self, qpi)
+        seen.append(tried)
+        assert not (got and tried)
+        return got
+
+    monkeypatch.setattr(RunLoop, "_more_in_step", more)
+    sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=0)
+    sim.run()
+    assert seen
+
+
+def _loop_at_step() -> tuple[SimCluster, Any]:
+    """A run loaded and a step begun, with a pending pod's queue record to ask about."""
+    text = yaml.safe_dump_all(_docs(random.Random(1)))
+    sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=1)
+    sim.load()
+    sim.series = sim.loop.series = Series(sim)
+    sim.loop.deliver_due()
+    sim.loop.rounds.step_started()
+    qpi = sim.scheduler.queue.peek()
+    assert qpi is not None
+    return sim, qpi
+
+
+def test_a_step_takes_another_attempt_only_when_nothing_comes_between() -> None:
+    """What the run loop would do between two steps is nothing: else the next attempt
+    waits for its own step. When it says yes, the series has ticked for the step that
+    ended, as the loop ticks after every step."""
+    sim, qpi = _loop_at_step()
+    loop, rounds = sim.loop, sim.loop.rounds
+    ticks = sim.series._ticks
+    assert loop._more_in_step(qpi)
+    assert sim.series._ticks == ticks + 1
+
+    def refused(change: Any) -> None:
+        sim2, qpi2 = _loop_at_step()
+        change(sim2, qpi2)
+        ticks2 = sim2.series._ticks
+        assert not sim2.loop._more_in_step(qpi2)
+        assert sim2.series._ticks == ticks2
+
+    # an event due now: the next step delivers it first
+    refused(lambda s, q: s.timeline.push(s.clock.now(), PodFinished(q.pod)))
+    # the pod was tried in this round: its retry makes the end rule look at the round
+    refused(lambda s, q: s.loop.rounds._tried.__setitem__(q.pod.uid, (None, "x")))
+    # another pod was retried in this round: the end rule looks at it after this step
+    refused(lambda s, q: setattr(s.loop.rounds, "_retried", True))
+    # a pod left Permit in the step: the end rule updates what it saw waiting
+    refused(lambda s, q: s.loop.rounds._waiting.add("someone"))
+    # the cluster changed during the step: the next step starts from another count
+    refused(lambda s, q: setattr(s.api, "changes", s.api.changes + 1))
+    assert rounds.steps_on(qpi.pod.uid)
