@@ -58,7 +58,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.observer import Observer, instrumented, status_label
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
+from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.table_cache import RowMemo
 from kubesched.framework.types import FailedNodes, NodeToStatus, QueuedPodInfo
 from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS, PERMIT_WAIT_MESSAGES, WaitingPod
@@ -341,7 +341,7 @@ class Framework:
             if st is not None and not st.is_success():
                 st.plugin = p.name
                 return st
-        return Status()
+        return SUCCESS  # (read only: a pod's every requeue asks)
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         return self.queue_sort.less(a, b)

@@ -159,6 +159,7 @@ class _Pool(dict[str, QueuedPodInfo]):
         self.by_plugin: dict[tuple[str, str], int] = {}
         self.special = 0
         self._counted: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {}
+        self._keys: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
         # (timestamp, insertion, uid, pod) per insertion; entries of pods gone, replaced or
         # back with a new timestamp (the same pod object, after another failure) are dropped
         # when they come to the top, and all at once when they outnumber the pool
@@ -186,7 +187,11 @@ class _Pool(dict[str, QueuedPodInfo]):
         name = qpi.pod.spec.scheduler_name
         plugins = qpi.unschedulable_plugins | qpi.pending_plugins
         special = qpi.gated or not plugins or name not in self._profiles
-        keys = tuple((name, p) for p in plugins)
+        # (most pods of a pool share a few plugin sets: their keys are made once)
+        memo = (name, *plugins)
+        keys = self._keys.get(memo)
+        if keys is None:
+            keys = self._keys[memo] = tuple((name, p) for p in plugins)
         for k in keys:
             self.by_plugin[k] = self.by_plugin.get(k, 0) + 1
         self.special += special
@@ -564,14 +569,15 @@ class SchedulingQueue:
         if not checked and not self.is_event_of_interest(event):
             return
         by_profile = self._hints_by_profile(event)
+        label, skip, pool = str(event), QueueingStrategy.SKIP, self._unschedulable
         for qpi in pods:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
             strategy = self._worth_requeuing(qpi, event, old, new, by_profile)
-            if strategy == QueueingStrategy.SKIP:
+            if strategy == skip:
                 continue
-            self._unschedulable.pop(qpi.pod.uid, None)
-            self._requeue(qpi, strategy, str(event))
+            pool.pop(qpi.pod.uid, None)
+            self._requeue(qpi, strategy, label)
         self._add_event_if_any_in_flight(event, old, new)
 
     def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None,
