@@ -437,6 +437,8 @@ class SchedulingQueue:
         fw = self._framework(qpi.pod)
         st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
         if st is None or st.is_success():
+            if not qpi.gating_plugin:
+                return  # (most requeues: nothing changes, nothing to count again)
             qpi.gating_plugin = ""
         else:
             plugin = st.plugin or "PreEnqueue"
