@@ -56,16 +56,16 @@ def _run(text: str, seed: int, waves: bool, monkeypatch: pytest.MonkeyPatch
                         lambda self, pod, _t, reason, message: events.append(
                             (pod.key, reason, message)))
     more: list[int] = []
-    real_next = ScheduleOne._next_replay
+    real_pop = ScheduleOne._pop_replays
 
-    def next_replay(self: ScheduleOne) -> Any:
-        got = real_next(self)
-        more.append(got is not None)
+    def pop_replays(self: ScheduleOne) -> Any:
+        got = real_pop(self)
+        more.append(len(got))
         return got
 
-    monkeypatch.setattr(ScheduleOne, "_next_replay", next_replay)
+    monkeypatch.setattr(ScheduleOne, "_pop_replays", pop_replays)
     if not waves:
-        monkeypatch.setattr(RunLoop, "_more_in_step", lambda self, qpi: False)
+        monkeypatch.setattr(RunLoop, "first", lambda self, qpi: 0)
     sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=seed)
     decisions: list[dict[str, Any]] = []
     sim.scheduler.decisions = DecisionLog([decisions.append], 2)
@@ -97,20 +97,53 @@ def test_a_pod_tried_in_the_round_ends_the_wave(monkeypatch: pytest.MonkeyPatch)
     has its own step, so the rule sees it as it would."""
     text = yaml.safe_dump_all(_docs(random.Random(0)))
     seen: list[bool] = []
-    real = RunLoop._more_in_step
+    real_first, real_fresh = RunLoop.first, RunLoop.fresh
 
-    def more(self: RunLoop, qpi: Any) -> bool:
+    def first(self: RunLoop, qpi: Any) -> int:
         tried = qpi.pod.uid in self.rounds._tried
-        got = real(self, qpi)
+        got = real_first(self, qpi)
         seen.append(tried)
         assert not (got and tried)
         return got
 
-    monkeypatch.setattr(RunLoop, "_more_in_step", more)
+    def fresh(self: RunLoop, uid: str) -> bool:
+        tried = uid in self.rounds._tried
+        got = real_fresh(self, uid)
+        seen.append(tried)
+        assert got != tried
+        return got
+
+    monkeypatch.setattr(RunLoop, "first", first)
+    monkeypatch.setattr(RunLoop, "fresh", fresh)
     sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=0)
     sim.run()
     assert seen
 
+
+def test_attempts_join_a_step_up_to_the_series_next_sample() -> None:
+    """With a series, the attempts that share a step stop where a tick would take a
+    sample: the sample sees every attempt before it done."""
+    text = yaml.safe_dump_all(_docs(random.Random(2)))
+    sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=2)
+    sim.series = Series(sim, max_points=1000)
+    sim.series.stride = 4
+    sizes: list[tuple[int, int]] = []
+    real_pop = ScheduleOne._pop_replays
+
+    def pop_replays(self: ScheduleOne) -> Any:
+        ticks = sim.series._ticks
+        got = real_pop(self)
+        if got:
+            sizes.append((ticks, len(got)))
+        return got
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ScheduleOne, "_pop_replays", pop_replays)
+        sim.run()
+    assert sizes
+    for ticks, n in sizes:  # the first's tick may sample; the n - 1 ticks after it may not
+        assert all((ticks + k) % 4 for k in range(2, n + 1))
+    assert max(n for _t, n in sizes) > 1
 
 def _loop_at_step() -> tuple[SimCluster, Any]:
     """A run loaded and a step begun, with a pending pod's queue record to ask about."""
@@ -132,14 +165,14 @@ def test_a_step_takes_another_attempt_only_when_nothing_comes_between() -> None:
     sim, qpi = _loop_at_step()
     loop, rounds = sim.loop, sim.loop.rounds
     ticks = sim.series._ticks
-    assert loop._more_in_step(qpi)
+    assert loop.first(qpi) == 1 + sim.series.quiet_ticks()
     assert sim.series._ticks == ticks + 1
 
     def refused(change: Any) -> None:
         sim2, qpi2 = _loop_at_step()
         change(sim2, qpi2)
         ticks2 = sim2.series._ticks
-        assert not sim2.loop._more_in_step(qpi2)
+        assert not sim2.loop.first(qpi2)
         assert sim2.series._ticks == ticks2
 
     # an event due now: the next step delivers it first

@@ -128,6 +128,10 @@ def _leftover_movable(qpi: QueuedPodInfo) -> bool:
                                                     qpi.gating_plugin_events)
 
 
+def _always(_qpi: QueuedPodInfo) -> bool:
+    return True
+
+
 def _default_hint(_pod: Any, _old: Any, _new: Any) -> QueueingHint:
     return QueueingHint.QUEUE
 
@@ -798,15 +802,28 @@ class SchedulingQueue:
     def pop(self) -> QueuedPodInfo | None:
         """The head of activeQ; with PopFromBackoffQ and an empty activeQ, the head of the
         rejected pods' backoffQ (never the error backoffQ); None when there is nothing."""
-        while True:
-            qpi = self._active.pop()
-            if qpi is None and self.pop_from_backoff:
-                qpi = self._backoff.pop()
+        got = self.pop_while(_always, 1)
+        return got[0] if got else None
+
+    def pop_while(self, take: Callable[[QueuedPodInfo], bool], limit: int
+                  ) -> list[QueuedPodInfo]:
+        """Pods as ``pop`` gives them one after another, each popped when ``take`` says
+        yes to it as the head (at most ``limit``)."""
+        active, backoff = self._active, self._backoff if self.pop_from_backoff else None
+        in_flight, log = self._in_flight, self._log
+        got: list[QueuedPodInfo] = []
+        while len(got) < limit:
+            heap = active if len(active) or backoff is None else backoff
+            qpi = heap.peek()
             if qpi is None:
-                return None
+                break
             uid = qpi.pod.uid
-            if uid in self._in_flight:
+            if uid in in_flight:
+                heap.pop()
                 continue  # tracked twice (upstream discards it and pops the next one)
+            if not take(qpi):
+                break
+            heap.pop()
             qpi.attempts += 1
             if qpi.initial_attempt_timestamp is None:
                 qpi.initial_attempt_timestamp = self.clock.now()
@@ -814,9 +831,10 @@ class SchedulingQueue:
             qpi.pending_plugins = set()
             qpi.backoff_expiration = None
             self.scheduling_cycle += 1
-            self._in_flight[uid] = (self._log_base + len(self._log), qpi.pod)
-            self._log.append(uid)
-            return qpi
+            in_flight[uid] = (self._log_base + len(log), qpi.pod)
+            log.append(uid)
+            got.append(qpi)
+        return got
 
     def peek(self) -> QueuedPodInfo | None:
         """The pod ``pop`` would give now, not popped; None when there is none or when
@@ -850,24 +868,37 @@ class SchedulingQueue:
         """The failure path (``AddUnschedulableIfNotPresent``). ``qpi.unschedulable_plugins``
         / ``pending_plugins`` must hold the rejecting plugins (empty: an error). Returns False
         (and changes nothing but in-flight) when the pod is already queued. Ends in-flight."""
-        uid = qpi.pod.uid
-        try:
-            if (uid in self._unschedulable or uid in self._active or uid in self._backoff
-                    or uid in self._error_backoff):
-                return False
-            if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+        return self.add_unschedulable_all((qpi,)) == 1
+
+    def add_unschedulable_all(self, qpis: Iterable[QueuedPodInfo]) -> int:
+        """``add_unschedulable_if_not_present`` for each of ``qpis`` in turn; returns how
+        many were added."""
+        pool, in_flight = self._unschedulable, self._in_flight
+        active, backoff, error_backoff = self._active, self._backoff, self._error_backoff
+        now = self.clock.now()
+        added = 0
+        for qpi in qpis:
+            uid = qpi.pod.uid
+            if uid in pool or uid in active or uid in backoff or uid in error_backoff:
+                self.done(uid)
+                continue
+            rejected = qpi.unschedulable_plugins or qpi.pending_plugins
+            if not rejected:
                 qpi.consecutive_errors_count += 1
             else:
                 qpi.unschedulable_count += 1
                 qpi.consecutive_errors_count = 0
-            qpi.timestamp = self.clock.now()
+            qpi.timestamp = now
             qpi.seq = next(self._seq)
             qpi.backoff_expiration = None
-            strategy = self._determine_hint_for_in_flight(qpi)
-            self._requeue(qpi, strategy, EVENT_FAILURE)
-            return True
-        finally:
+            rec = in_flight.get(uid)
+            if rejected and rec is not None and rec[0] > self._last_event:
+                pool[uid] = qpi  # no event reached it in flight: it waits for one
+            else:
+                self._requeue(qpi, self._determine_hint_for_in_flight(qpi), EVENT_FAILURE)
             self.done(uid)
+            added += 1
+        return added
 
     def flush_backoff_completed(self) -> None:
         """Move pods whose backoff completed (both backoff queues) to activeQ."""

@@ -100,8 +100,10 @@ class FailureMemo:
         self._failures: dict[Hashable, Failure] = {}
         self._profiles_replayable: dict[Framework, bool] = {}
 
-    def begin(self, sched: Scheduler, fwk: Framework, pod: Pod) -> Attempt | None:
-        """The attempt, or None when it may not be kept or replayed."""
+    def begin(self, sched: Scheduler, fwk: Framework, pod: Pod, start: int | None = None
+              ) -> Attempt | None:
+        """The attempt (its scan starting at ``start``, by default where the scheduler's
+        next one does), or None when it may not be kept or replayed."""
         if (sched.observer is not None or fwk.observer is not None or sched.extenders
                 or pod.status.nominated_node_name or sched.queue.nominator.node_of
                 or not self._replayable(fwk)):
@@ -110,7 +112,7 @@ class FailureMemo:
         if version != self._version:
             self._version = version
             self._failures.clear()
-        return Attempt(fwk, pod, sched.next_start_node_index)
+        return Attempt(fwk, pod, sched.next_start_node_index if start is None else start)
 
     def _replayable(self, fwk: Framework) -> bool:
         """Whether every PostFilter plugin of ``fwk`` is one whose failures are replayed."""

@@ -1,6 +1,7 @@
 """What the scheduler tells its observers: each attempt's outcome (the simulator's placement
 log, the kube backend's decisions), for metrics the cycles' timings, and for the decision
-record what each scheduling cycle computed."""
+record what each scheduling cycle computed; and what it asks a backend that can let
+attempts share a step."""
 
 from __future__ import annotations
 
@@ -18,6 +19,26 @@ class Recorder(Protocol):
     """Observes attempts (the simulator's placement log, metrics)."""
 
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None: ...
+
+
+class StepSharing(Protocol):
+    """A backend that can tell when nothing would happen between two scheduling steps (the
+    simulator's run loop, whose virtual clock stands still while pods are retried), so
+    that further attempts may join the step under way, each as if in a step of its own."""
+
+    def first(self, qpi: QueuedPodInfo) -> int:
+        """How many attempts, ``qpi``'s first, may join the step under way (0: none). When
+        not 0, what the backend does between two steps is done, for ``qpi``'s."""
+        ...
+
+    def fresh(self, uid: str) -> bool:
+        """Whether the pod may join after the first: nothing to do between its step and
+        the one before it."""
+        ...
+
+    def joined(self, n: int) -> None:
+        """``n`` attempts after the first joined (what comes between their steps done)."""
+        ...
 
 
 class SchedulerObserver(Protocol):

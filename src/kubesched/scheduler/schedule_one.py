@@ -29,13 +29,14 @@ from kubesched.framework.types import Diagnosis, FitError, QueuedPodInfo, Schedu
 from kubesched.framework.waiting import PERMIT_WAIT_MESSAGES, WaitingPod, WaitingPods
 from kubesched.scheduler.algorithm import Algorithm, NoNodesAvailable
 from kubesched.scheduler.failures import Draw, Failed, Failure, FailureMemo
-from kubesched.scheduler.observer import Recorder, SchedulerObserver
+from kubesched.scheduler.observer import Recorder, SchedulerObserver, StepSharing
 
 log = logging.getLogger(__name__)
 
 _PERMIT_WAIT = "kubesched.io/permit-wait"  # CycleState key: the waiting plugins' timeouts
 EVENT_MESSAGE_LIMIT = 1024
 _UNSCHEDULABLE = Status(Code.UNSCHEDULABLE)  # a FitError's status (never changed)
+_UNBOUNDED = 1 << 62
 
 
 class ScheduleOne(Algorithm):
@@ -56,7 +57,7 @@ class ScheduleOne(Algorithm):
     # simulator's run loop): whether the pod queued next may be attempted within the
     # step under way, as if in a step of its own (it says yes only when it has done what
     # it does between two steps). None: one attempt a step.
-    more_in_step: Callable[[QueuedPodInfo], bool] | None = None
+    more_in_step: StepSharing | None = None
 
     def schedule_one(self) -> bool:
         """One step: the outcomes of pods waiting at Permit if any came (binding cycles or
@@ -187,7 +188,7 @@ class ScheduleOne(Algorithm):
         attempt = memo.begin(self, fwk, pod)  # an identical pod's failure over this cluster
         failure = memo.recall(attempt) if attempt is not None else None
         if failure is not None:
-            self._fail_as_before(fwk, state, qpi, failure, cycle)
+            self._fail_as_before(fwk, qpi, failure, cycle)
             return None, None
         hinted: list[int] = []
         draws: list[Draw] = []
@@ -259,69 +260,90 @@ class ScheduleOne(Algorithm):
         self._decided(qpi, result.suggested_host, result, None)
         return result, assumed
 
-    def _fail_as_before(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
-                        failure: Failure, cycle: int) -> None:
-        """A failure replayed, then (``more_in_step``) the pods queued next while each
-        replays a kept failure too: after a finishing pod requeues every pod waiting for
-        room, they are retried at one instant over one unchanged cluster, and most fail
-        as the first of their shape did."""
-        while True:
-            self._fail_replayed(fwk, state, qpi, failure, cycle)
-            nxt = self._next_replay()
-            if nxt is None:
-                return
-            fwk, qpi, failure = nxt
-            state = CycleState()
-            cycle = self.queue.scheduling_cycle
+    def _fail_as_before(self, fwk: Framework, qpi: QueuedPodInfo, failure: Failure,
+                        cycle: int) -> None:
+        """A failure replayed; then, when the backend lets attempts share the step
+        (``more_in_step``), the pods queued next while each replays a kept failure too:
+        after a finishing pod requeues every pod waiting for room, they are retried at one
+        instant over one unchanged cluster, and most fail as the first of their shape did.
+        Each attempt does what it would in a step of its own, in the same order; the
+        queue's and the failure's bookkeeping is done for them together."""
+        replays = [(fwk, qpi, failure, cycle)]
+        while replays:
+            self._fail_all_as_before(replays)
+            replays = self._pop_replays()
 
-    def _next_replay(self) -> tuple[Framework, QueuedPodInfo, Failure] | None:
-        """The pod ``pop`` gives next, popped, with its profile and the failure it replays,
-        when it replays one and the backend lets it be attempted within this step; else
-        None, and nothing popped (its own step attempts it)."""
-        more = self.more_in_step
-        if more is None or len(self.waiting):
-            return None
-        qpi = self.queue.peek()
-        if qpi is None:
-            return None
-        pod = qpi.pod
-        fwk = self.profiles.get(pod.spec.scheduler_name)
-        if fwk is None or pod.metadata.deletion_timestamp is not None \
-                or self.cache.is_assumed(pod):
-            return None
-        attempt = self.failures.begin(self, fwk, pod)
-        failure = self.failures.recall(attempt) if attempt is not None else None
-        if failure is None or not more(qpi):
-            return None
-        if self.queue.pop() is not qpi:
-            raise RuntimeError(f"the queue popped another pod than {pod.key}, peeked")
-        return fwk, qpi, failure
+    def _pop_replays(self) -> list[tuple[Framework, QueuedPodInfo, Failure, int]]:
+        """The pods ``pop`` gives next, popped, with their profiles, the failures they
+        replay and their cycles, while each replays one and the backend lets it join the
+        step (none: the next pod waits for a step of its own)."""
+        sharing = self.more_in_step
+        if sharing is None or len(self.waiting):
+            return []
+        profiles, cache, memo = self.profiles, self.cache, self.failures
+        start = self.next_start_node_index  # where each one's scan starts: the last's end
+        got: list[tuple[Framework, QueuedPodInfo, Failure, int]] = []
+        room = 0
 
-    def _fail_replayed(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
-                       failure: Failure, cycle: int) -> None:
-        """What the FitError path of ``_scheduling_cycle`` does, with the kept outcome
+        def take(qpi: QueuedPodInfo) -> bool:
+            nonlocal start, room
+            pod = qpi.pod
+            fwk = profiles.get(pod.spec.scheduler_name)
+            if fwk is None or pod.metadata.deletion_timestamp is not None \
+                    or cache.is_assumed(pod):
+                return False
+            attempt = memo.begin(self, fwk, pod, start)
+            failure = memo.recall(attempt) if attempt is not None else None
+            if failure is None:
+                return False
+            if not got:
+                room = sharing.first(qpi)
+            elif len(got) >= room or not sharing.fresh(pod.uid):
+                return False
+            if not room:
+                return False
+            got.append((fwk, qpi, failure, 0))
+            start = failure.next_start
+            return True
+
+        queue = self.queue
+        popped = queue.pop_while(take, _UNBOUNDED)
+        if len(popped) != len(got):
+            raise RuntimeError("the queue popped other pods than those taken")
+        if got:
+            sharing.joined(len(got) - 1)
+        base = queue.scheduling_cycle - len(got)
+        return [(fwk, qpi, failure, base + k)
+                for k, (fwk, qpi, failure, _) in enumerate(got, 1)]
+
+    def _fail_all_as_before(self, replays: list[tuple[Framework, QueuedPodInfo, Failure, int]]
+                            ) -> None:
+        """What the FitError path of ``_scheduling_cycle`` does, with each kept outcome
         (PostFilter's answer, kept when the profile has PostFilter plugins: the profile
         is part of the key), and what the scan did besides: the start index moved,
         OpportunisticBatching asked (which, the cluster unchanged since a failure, hints
         nothing: the last cycle did not succeed)."""
-        pod = qpi.pod
-        self.cache.update_snapshot(self.snapshot)
-        if failure.hinted:
-            hint, _sig = fwk.batch.get_node_hint(fwk, state, pod, self.queue.scheduling_cycle,
-                                                 self.snapshot, self.clock.now(),
-                                                 self.handle.rng)
-            if hint:
-                raise RuntimeError(f"a batch hint ({hint}) for a replayed failure")
-        self.next_start_node_index = failure.next_start
-        nominated: str | None = ""  # no PostFilter plugin: clear the nomination
-        if failure.post is not None:
-            self.failures.redraw(self, failure)
-            nominated = failure.post[0]
-        failed = failure.failed
-        self._fail_pod(qpi, failed, nominated, cycle)
+        self.cache.update_snapshot(self.snapshot)  # (unchanged between the replays)
+        failed: list[tuple[QueuedPodInfo, Failed, str | None]] = []
+        for fwk, qpi, failure, cycle in replays:
+            if failure.hinted:
+                hint, _sig = fwk.batch.get_node_hint(fwk, CycleState(), qpi.pod, cycle,
+                                                     self.snapshot, self.clock.now(),
+                                                     self.handle.rng)
+                if hint:
+                    raise RuntimeError(f"a batch hint ({hint}) for a replayed failure")
+            self.next_start_node_index = failure.next_start
+            nominated: str | None = ""  # no PostFilter plugin: clear the nomination
+            if failure.post is not None:
+                self.failures.redraw(self, failure)
+                nominated = failure.post[0]
+            failed.append((qpi, failure.failed, nominated))
+        self._fail_pods(failed)
         if self.decisions is not None:
-            self.decisions.decided(qpi, self.clock.now(), None, failure.evaluated, 0,
-                                   failed.message, None)
+            now = self.clock.now()
+            for _fwk, qpi, failure, _cycle in replays:
+                self.decisions.decided(qpi, now, None, failure.evaluated, 0,
+                                       failure.failed.message, None)
 
     def _undo_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                      st: Status, result: ScheduleResult, assumed: Pod, cycle: int) -> None:
@@ -456,20 +478,35 @@ class ScheduleOne(Algorithm):
     def _fail_pod(self, qpi: QueuedPodInfo, failed: Failed, nominated: str | None,
                   cycle: int) -> None:
         """``failed`` done to ``qpi``'s pod."""
-        pod = qpi.pod
-        if failed.unschedulable is not None:
-            qpi.unschedulable_plugins = set(failed.unschedulable)
-        if failed.pending is not None:
-            qpi.pending_plugins = set(failed.pending)
-        current = self.pending.get(pod.uid)
-        if current is not None and not current.spec.node_name:
-            qpi.pod = current
-            self.queue.add_unschedulable_if_not_present(qpi, cycle)
-            self.queue.add_nominated_pod(current, nominated)
-        else:
-            self.queue.done(pod.uid)
-        self.backend.record_event(pod, "Warning", "FailedScheduling", failed.event_message)
-        self.backend.update_pod_status(pod, failed.condition, nominated)
-        if self.recorder is not None:
-            self.recorder.attempt(pod, "unschedulable" if failed.rejected else "error", None,
-                                  failed.message)
+        self._fail_pods([(qpi, failed, nominated)])
+
+    def _fail_pods(self, failures: list[tuple[QueuedPodInfo, Failed, str | None]]) -> None:
+        """Each failure done to its pod, in turn: back to the queue, then its nomination,
+        event, condition and record (none of which reads the queue)."""
+        pending, queue, backend, recorder = self.pending, self.queue, self.backend, self.recorder
+        back: list[QueuedPodInfo] = []
+        told: list[tuple[Pod, Pod | None, Failed, str | None]] = []
+        for qpi, failed, nominated in failures:
+            pod = qpi.pod
+            if failed.unschedulable is not None:
+                qpi.unschedulable_plugins = set(failed.unschedulable)
+            if failed.pending is not None:
+                qpi.pending_plugins = set(failed.pending)
+            current = pending.get(pod.uid)
+            if current is not None and not current.spec.node_name:
+                qpi.pod = current
+                back.append(qpi)
+            else:
+                current = None
+            told.append((pod, current, failed, nominated))
+        queue.add_unschedulable_all(back)
+        for pod, current, failed, nominated in told:
+            if current is not None:
+                queue.add_nominated_pod(current, nominated)
+            else:
+                queue.done(pod.uid)
+            backend.record_event(pod, "Warning", "FailedScheduling", failed.event_message)
+            backend.update_pod_status(pod, failed.condition, nominated)
+            if recorder is not None:
+                recorder.attempt(pod, "unschedulable" if failed.rejected else "error", None,
+                                 failed.message)

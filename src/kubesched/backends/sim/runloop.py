@@ -51,6 +51,7 @@ from kubesched.scheduler import Recorder, Scheduler
 
 Outcome = tuple[str | None, str | None]  # (node, message); ("…", WAITING): parked at Permit
 WAITING = "waiting at Permit"
+_UNBOUNDED = 1 << 62  # attempts that may share a step with no series to sample
 
 
 class Cluster(Protocol):
@@ -77,6 +78,14 @@ class Cluster(Protocol):
 
 class Ticked(Protocol):
     def tick(self) -> None: ...
+
+    def quiet_ticks(self) -> int:
+        """How many ticks may come before one takes a sample."""
+        ...
+
+    def skip(self, n: int) -> None:
+        """``n`` ticks that take no sample."""
+        ...
 
 
 class PeriodicController(Protocol):
@@ -176,6 +185,10 @@ class Rounds:
         return (not self._retried and not self._waiting and uid not in self._tried
                 and self.cluster.changes == self._step_total)
 
+    def fresh(self, uid: str) -> bool:
+        """Whether ``uid`` has not been tried in this round."""
+        return uid not in self._tried
+
     def _tried_once(self, uid: str, outcome: Outcome) -> None:
         if uid in self._tried:
             self._retried = True
@@ -246,7 +259,7 @@ class RunLoop:
         self.timeline = timeline
         self.rounds = Rounds(scheduler, cluster)
         self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
-        scheduler.more_in_step = self._more_in_step
+        scheduler.more_in_step = self
         self.series: Ticked | None = None
         # a controller looping on its own period (None: none); when it last ran, the change
         # count it left, and the time it asked to run again by
@@ -331,17 +344,29 @@ class RunLoop:
         cluster.raise_violation()
         return Step(busy, self.rounds.step_done(busy))
 
-    def _more_in_step(self, qpi: QueuedPodInfo) -> bool:
-        """Whether the scheduler may attempt ``qpi`` within the step under way: when the
-        step would have ended and the next begun with nothing done between them (nothing
-        due, the end rule with nothing to look at), after the series' tick of the step
+    # StepSharing, for the scheduler: its steps at one virtual instant, nothing delivered
+    # between them and the end rule with nothing to look at, are one step to the loop
+
+    def first(self, qpi: QueuedPodInfo) -> int:
+        """How many attempts, ``qpi``'s first, may join the step under way: none when the
+        next step would deliver something first or the end rule would look at the round;
+        else as many as come before the series' next sample, after its tick for the step
         that ends."""
         due = self.timeline.next_time()
         if (due is not None and due <= self.clock.now()) or not self.rounds.steps_on(qpi.pod.uid):
-            return False
+            return 0
+        series = self.series
+        if series is None:
+            return _UNBOUNDED
+        series.tick()
+        return 1 + series.quiet_ticks()
+
+    def fresh(self, uid: str) -> bool:
+        return self.rounds.fresh(uid)
+
+    def joined(self, n: int) -> None:
         if self.series is not None:
-            self.series.tick()
-        return True
+            self.series.skip(n)
 
     def over(self, step: Step) -> bool:
         """The end rule's verdict: an idle round, nothing on the timeline and no periodic

@@ -42,6 +42,16 @@ class Series:
         if self._ticks % self.stride == 0:
             self.sample()
 
+    def quiet_ticks(self) -> int:
+        """How many ticks may come before one takes a sample."""
+        return self.stride - 1 - self._ticks % self.stride
+
+    def skip(self, n: int) -> None:
+        """``n`` ticks, none of which takes a sample (at most ``quiet_ticks``)."""
+        if n > self.quiet_ticks():
+            raise ValueError(f"{n} ticks would take a sample")
+        self._ticks += n
+
     def sample(self) -> None:
         sim = self.sim
         sched = sim.scheduler
