@@ -403,12 +403,13 @@ class SchedulingQueue:
             qpi.backoff_expiration = exp / _NS
         return _to_ns(qpi.backoff_expiration)
 
-    def is_backing_off(self, qpi: QueuedPodInfo) -> bool:
-        """With PopFromBackoffQ: while ``!expiration.Before(truncate(now, 1s))``."""
+    def is_backing_off(self, qpi: QueuedPodInfo, now_ns: int | None = None) -> bool:
+        """With PopFromBackoffQ: while ``!expiration.Before(truncate(now, 1s))``
+        (``now_ns``: the clock's time in ns, when the caller has it)."""
         exp = self._backoff_time_ns(qpi)
         if exp is None:
             return False
-        now = _to_ns(self.clock.now())
+        now = _to_ns(self.clock.now()) if now_ns is None else now_ns
         if self.pop_from_backoff:
             return exp >= _truncate_ns(now)
         return exp > now
@@ -498,12 +499,13 @@ class SchedulingQueue:
             self._backoff.add_or_update(qpi)
         return True
 
-    def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, event: str) -> str:
+    def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, event: str,
+                 now_ns: int | None = None) -> str:
         """``requeuePodWithQueueingStrategy``; returns where the pod went."""
         if strategy == QueueingStrategy.SKIP:
             self._unschedulable[qpi.pod.uid] = qpi
             return UNSCHEDULABLE
-        if strategy == QueueingStrategy.AFTER_BACKOFF and self.is_backing_off(qpi):
+        if strategy == QueueingStrategy.AFTER_BACKOFF and self.is_backing_off(qpi, now_ns):
             return BACKOFF if self._move_to_backoff(qpi, event) else UNSCHEDULABLE
         return ACTIVE if self._move_to_active(qpi, event) else UNSCHEDULABLE
 
@@ -576,6 +578,7 @@ class SchedulingQueue:
             return
         by_profile = self._hints_by_profile(event)
         label, skip, pool = str(event), QueueingStrategy.SKIP, self._unschedulable
+        now_ns = _to_ns(self.clock.now())
         for qpi in pods:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
@@ -583,7 +586,7 @@ class SchedulingQueue:
             if strategy == skip:
                 continue
             pool.pop(qpi.pod.uid, None)
-            self._requeue(qpi, strategy, label)
+            self._requeue(qpi, strategy, label, now_ns)
         self._add_event_if_any_in_flight(event, old, new)
 
     def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None,
