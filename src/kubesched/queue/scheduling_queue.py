@@ -181,10 +181,11 @@ class _Pool(dict[str, QueuedPodInfo]):
         return None
 
     def _count(self, key: str, qpi: QueuedPodInfo | None) -> None:
+        by = self.by_plugin
         old = self._counted.pop(key, None)
         if old is not None:
             for k in old[0]:
-                self.by_plugin[k] -= 1
+                by[k] -= 1
             self.special -= old[1]
         if qpi is None:
             return
@@ -197,7 +198,7 @@ class _Pool(dict[str, QueuedPodInfo]):
         if keys is None:
             keys = self._keys[memo] = tuple((name, p) for p in plugins)
         for k in keys:
-            self.by_plugin[k] = self.by_plugin.get(k, 0) + 1
+            by[k] = by.get(k, 0) + 1
         self.special += special
         self._counted[key] = (keys, special)
 
@@ -209,7 +210,7 @@ class _Pool(dict[str, QueuedPodInfo]):
 
     def __setitem__(self, key: str, value: QueuedPodInfo) -> None:
         self.version += 1
-        super().__setitem__(key, value)
+        dict.__setitem__(self, key, value)
         self._count(key, value)
         heap = self._by_time
         if len(heap) > 2 * len(self) + self._heap_slack:
@@ -226,7 +227,7 @@ class _Pool(dict[str, QueuedPodInfo]):
         if default and key not in self:  # nothing changes: the pool's version stays
             return default[0]
         self.version += 1
-        got = super().pop(key, *default)
+        got = dict.pop(self, key, *default)
         self._count(key, None)
         return got
 

@@ -122,18 +122,31 @@ class FailureMemo:
                 p.name in REPLAYABLE_POST_FILTERS for p in fwk.post_filter)
         return ok
 
-    def _signed(self, attempt: Attempt) -> Hashable | None:
-        pod = attempt.pod
-        sig = attempt.fwk.filter_signature(pod)
+    @staticmethod
+    def _key(fwk: Framework, pod: Pod, start: int) -> Hashable | None:
+        sig = fwk.filter_signature(pod)
         if sig is None:
             return None
-        return (attempt.fwk.profile_name, sig, pod.namespace, pod.priority,
-                pod.spec.preemption_policy, attempt.start)
+        return (fwk.profile_name, sig, pod.namespace, pod.priority,
+                pod.spec.preemption_policy, start)
+
+    def _signed(self, attempt: Attempt) -> Hashable | None:
+        return self._key(attempt.fwk, attempt.pod, attempt.start)
 
     def recall(self, attempt: Attempt) -> Failure | None:
         if not self._failures:  # none kept for this cluster: no need to sign the pod
             return None
         key = self._signed(attempt)
+        return self._failures.get(key) if key is not None else None
+
+    def recall_next(self, fwk: Framework, pod: Pod, start: int) -> Failure | None:
+        """``begin`` then ``recall`` for a pod attempted right after one that replayed a
+        failure, in the same step (its scan starting at ``start``): what ``begin`` reads of
+        the scheduler and the cluster is as it was for that one."""
+        if pod.status.nominated_node_name or fwk.observer is not None \
+                or not self._replayable(fwk):
+            return None
+        key = self._key(fwk, pod, start)
         return self._failures.get(key) if key is not None else None
 
     def keep(self, sched: Scheduler, attempt: Attempt, failure: Failure) -> None:

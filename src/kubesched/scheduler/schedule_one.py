@@ -292,8 +292,11 @@ class ScheduleOne(Algorithm):
             if fwk is None or pod.metadata.deletion_timestamp is not None \
                     or cache.is_assumed(pod):
                 return False
-            attempt = memo.begin(self, fwk, pod, start)
-            failure = memo.recall(attempt) if attempt is not None else None
+            if got:
+                failure = memo.recall_next(fwk, pod, start)
+            else:
+                attempt = memo.begin(self, fwk, pod, start)
+                failure = memo.recall(attempt) if attempt is not None else None
             if failure is None:
                 return False
             if not got:
