@@ -1,5 +1,5 @@
 """Waves of replayed failures (``ScheduleOne._fail_as_before`` with the run loop's
-``more_in_step``): the pods retried at one instant over one unchanged cluster attempted
+``step_sharing``): the pods retried at one instant over one unchanged cluster attempted
 within one step, against one attempt a step — the same placements, attempts, events,
 decision records, time series, random draws and end of the run, on random clusters where
 pods that do not fit wait for others to finish."""

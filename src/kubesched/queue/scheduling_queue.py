@@ -809,10 +809,12 @@ class SchedulingQueue:
         got = self.pop_while(_always, 1)
         return got[0] if got else None
 
-    def pop_while(self, take: Callable[[QueuedPodInfo], bool], limit: int
+    def pop_while(self, take: Callable[[QueuedPodInfo], bool], limit: int | None = None
                   ) -> list[QueuedPodInfo]:
         """Pods as ``pop`` gives them one after another, each popped when ``take`` says
         yes to it as the head (at most ``limit``)."""
+        if limit is None:
+            limit = len(self._active) + len(self._backoff)
         active, backoff = self._active, self._backoff if self.pop_from_backoff else None
         in_flight, log = self._in_flight, self._log
         got: list[QueuedPodInfo] = []

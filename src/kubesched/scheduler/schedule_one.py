@@ -36,7 +36,6 @@ log = logging.getLogger(__name__)
 _PERMIT_WAIT = "kubesched.io/permit-wait"  # CycleState key: the waiting plugins' timeouts
 EVENT_MESSAGE_LIMIT = 1024
 _UNSCHEDULABLE = Status(Code.UNSCHEDULABLE)  # a FitError's status (never changed)
-_UNBOUNDED = 1 << 62
 
 
 class ScheduleOne(Algorithm):
@@ -53,11 +52,10 @@ class ScheduleOne(Algorithm):
     _cancel_pre_bind: bool  # v1.36: preempting a pod in PreBind cancels its binding cycle
     failures: FailureMemo  # failed attempts an identical pod replays
     world_changes: int
-    # Set by a backend that can tell that nothing may happen between two attempts (the
-    # simulator's run loop): whether the pod queued next may be attempted within the
-    # step under way, as if in a step of its own (it says yes only when it has done what
-    # it does between two steps). None: one attempt a step.
-    more_in_step: StepSharing | None = None
+    # A backend that can tell when nothing would happen between two steps (the
+    # simulator's run loop), so that replayed failures may share a step; None: one
+    # attempt a step.
+    step_sharing: StepSharing | None = None
 
     def schedule_one(self) -> bool:
         """One step: the outcomes of pods waiting at Permit if any came (binding cycles or
@@ -220,7 +218,7 @@ class ScheduleOne(Algorithm):
                     preemption = {"node": node,
                                   "victims": sorted(state.read(PREEMPTION_VICTIMS) or [])}
             failed = self._failed_as(_UNSCHEDULABLE, fe)
-            self._fail_pod(qpi, failed, nominated, cycle)
+            self._fail_pod(qpi, failed, nominated)
             evaluated = len(fe.diagnosis.node_to_status)
             if self.decisions is not None:
                 self.decisions.decided(qpi, self.clock.now(), None, evaluated, 0,
@@ -263,7 +261,7 @@ class ScheduleOne(Algorithm):
     def _fail_as_before(self, fwk: Framework, qpi: QueuedPodInfo, failure: Failure,
                         cycle: int) -> None:
         """A failure replayed; then, when the backend lets attempts share the step
-        (``more_in_step``), the pods queued next while each replays a kept failure too:
+        (``step_sharing``), the pods queued next while each replays a kept failure too:
         after a finishing pod requeues every pod waiting for room, they are retried at one
         instant over one unchanged cluster, and most fail as the first of their shape did.
         Each attempt does what it would in a step of its own, in the same order; the
@@ -277,7 +275,7 @@ class ScheduleOne(Algorithm):
         """The pods ``pop`` gives next, popped, with their profiles, the failures they
         replay and their cycles, while each replays one and the backend lets it join the
         step (none: the next pod waits for a step of its own)."""
-        sharing = self.more_in_step
+        sharing = self.step_sharing
         if sharing is None or len(self.waiting):
             return []
         profiles, cache, memo = self.profiles, self.cache, self.failures
@@ -310,7 +308,7 @@ class ScheduleOne(Algorithm):
             return True
 
         queue = self.queue
-        popped = queue.pop_while(take, _UNBOUNDED)
+        popped = queue.pop_while(take)
         if len(popped) != len(got):
             raise RuntimeError("the queue popped other pods than those taken")
         if got:
@@ -454,7 +452,7 @@ class ScheduleOne(Algorithm):
         its nomination set (None keeps it, "" clears it), the FailedScheduling event and
         the PodScheduled condition. Returns the failure's message."""
         failed = self._failed_as(status, fit_error)
-        self._fail_pod(qpi, failed, nominated, cycle)
+        self._fail_pod(qpi, failed, nominated)
         return failed.message
 
     @staticmethod
@@ -478,14 +476,15 @@ class ScheduleOne(Algorithm):
         return Failed(rejected, unschedulable, pending, message, event_msg,
                       PodCondition("PodScheduled", "False", reason, message))
 
-    def _fail_pod(self, qpi: QueuedPodInfo, failed: Failed, nominated: str | None,
-                  cycle: int) -> None:
+    def _fail_pod(self, qpi: QueuedPodInfo, failed: Failed, nominated: str | None) -> None:
         """``failed`` done to ``qpi``'s pod."""
         self._fail_pods([(qpi, failed, nominated)])
 
     def _fail_pods(self, failures: list[tuple[QueuedPodInfo, Failed, str | None]]) -> None:
-        """Each failure done to its pod, in turn: back to the queue, then its nomination,
-        event, condition and record (none of which reads the queue)."""
+        """Each failure done to its pod: all back to the queue first, in turn, then each
+        one's nomination, event, condition and record. (Of several failures at once, as
+        replays are, none has a nomination to set or clear, so none of these reads what
+        the others' return to the queue changed.)"""
         pending, queue, backend, recorder = self.pending, self.queue, self.backend, self.recorder
         back: list[QueuedPodInfo] = []
         told: list[tuple[Pod, Pod | None, Failed, str | None]] = []

@@ -259,7 +259,7 @@ class RunLoop:
         self.timeline = timeline
         self.rounds = Rounds(scheduler, cluster)
         self.rounds.recorder, scheduler.recorder = scheduler.recorder, self.rounds
-        scheduler.more_in_step = self
+        scheduler.step_sharing = self
         self.series: Ticked | None = None
         # a controller looping on its own period (None: none); when it last ran, the change
         # count it left, and the time it asked to run again by
