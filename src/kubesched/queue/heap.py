@@ -4,7 +4,7 @@ delete, get and pop, with lazy deletion. The key is computed once when an item i
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from kubesched.framework.types import QueuedPodInfo
@@ -30,7 +30,8 @@ class PodHeap:
         e = self._entries.get(uid)
         return None if e is None else e[2]
 
-    def add_or_update(self, qpi: QueuedPodInfo) -> None:
+    def _entry(self, qpi: QueuedPodInfo) -> list[Any]:
+        """``qpi``'s new entry, replacing its old one (to be pushed)."""
         uid = qpi.pod.uid
         old = self._entries.get(uid)
         if old is not None:
@@ -38,7 +39,22 @@ class PodHeap:
         self._counter += 1
         entry = [self._key(qpi), self._counter, qpi, True]
         self._entries[uid] = entry
-        heapq.heappush(self._heap, entry)
+        return entry
+
+    def add_or_update(self, qpi: QueuedPodInfo) -> None:
+        heapq.heappush(self._heap, self._entry(qpi))
+        self._maybe_compact()
+
+    def add_all(self, qpis: Sequence[QueuedPodInfo]) -> None:
+        """``add_or_update`` for each of ``qpis`` in turn (many at once: one heapify)."""
+        heap = self._heap
+        new = [self._entry(qpi) for qpi in qpis]
+        if len(new) > 8 and len(new) * 4 > len(heap):
+            heap.extend(new)
+            heapq.heapify(heap)
+        else:
+            for entry in new:
+                heapq.heappush(heap, entry)
         self._maybe_compact()
 
     def delete(self, uid: str) -> QueuedPodInfo | None:

@@ -482,9 +482,11 @@ class SchedulingQueue:
             self.nominator.add(qpi.pod, None)
         return True
 
-    def _move_to_backoff(self, qpi: QueuedPodInfo, event: str) -> bool:
+    def _move_to_backoff(self, qpi: QueuedPodInfo, event: str,
+                         later: list[QueuedPodInfo] | None = None) -> bool:
         """``moveToBackoffQ``: with PopFromBackoffQ PreEnqueue runs here (a gated pod goes
-        to the unschedulable pool instead)."""
+        to the unschedulable pool instead). ``later``: backoffQ's new pods, for the caller
+        to add together."""
         uid = qpi.pod.uid
         if self.pop_from_backoff:
             self._run_pre_enqueue(qpi)
@@ -497,17 +499,22 @@ class SchedulingQueue:
             self._error_backoff.add_or_update(qpi)
         else:
             self._error_backoff.delete(uid)
-            self._backoff.add_or_update(qpi)
+            if later is None:
+                self._backoff.add_or_update(qpi)
+            else:
+                later.append(qpi)
         return True
 
     def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, event: str,
-                 now_ns: int | None = None) -> str:
-        """``requeuePodWithQueueingStrategy``; returns where the pod went."""
+                 now_ns: int | None = None, later: list[QueuedPodInfo] | None = None) -> str:
+        """``requeuePodWithQueueingStrategy``; returns where the pod went (``now_ns``,
+        ``later``: the clock's time, and backoffQ's new pods kept for the caller to add,
+        when it moves many)."""
         if strategy == QueueingStrategy.SKIP:
             self._unschedulable[qpi.pod.uid] = qpi
             return UNSCHEDULABLE
         if strategy == QueueingStrategy.AFTER_BACKOFF and self.is_backing_off(qpi, now_ns):
-            return BACKOFF if self._move_to_backoff(qpi, event) else UNSCHEDULABLE
+            return BACKOFF if self._move_to_backoff(qpi, event, later) else UNSCHEDULABLE
         return ACTIVE if self._move_to_active(qpi, event) else UNSCHEDULABLE
 
     # ------------------------------------------------------------------ hints
@@ -577,9 +584,13 @@ class SchedulingQueue:
         """``movePodsToActiveOrBackoffQueue``."""
         if not checked and not self.is_event_of_interest(event):
             return
+        if not pods:
+            self._add_event_if_any_in_flight(event, old, new)
+            return
         by_profile = self._hints_by_profile(event)
         label, skip, pool = str(event), QueueingStrategy.SKIP, self._unschedulable
         now_ns = _to_ns(self.clock.now())
+        later: list[QueuedPodInfo] = []
         for qpi in pods:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
@@ -587,7 +598,8 @@ class SchedulingQueue:
             if strategy == skip:
                 continue
             pool.pop(qpi.pod.uid, None)
-            self._requeue(qpi, strategy, label, now_ns)
+            self._requeue(qpi, strategy, label, now_ns, later)
+        self._backoff.add_all(later)
         self._add_event_if_any_in_flight(event, old, new)
 
     def move_all_to_active_or_backoff(self, event: ClusterEvent, old: Any = None,
@@ -806,6 +818,8 @@ class SchedulingQueue:
     def pop(self) -> QueuedPodInfo | None:
         """The head of activeQ; with PopFromBackoffQ and an empty activeQ, the head of the
         rejected pods' backoffQ (never the error backoffQ); None when there is nothing."""
+        if not len(self._active) and not (self.pop_from_backoff and len(self._backoff)):
+            return None  # (a loop idling at an empty queue asks often)
         got = self.pop_while(_always, 1)
         return got[0] if got else None
 
