@@ -199,7 +199,8 @@ class PredicateChecker:
                 return name, columns
         if len(head) <= _SCAN:
             return None, columns
-        found = self.sched.find_nodes_that_fit(fwk, CycleState(), pod, exhaustive=True)
+        found = self.sched.find_nodes_that_fit(fwk, state, pod, exhaustive=True,
+                                               pre=(pre, st, _with))
         feasible = np.zeros(snap.num_nodes, dtype=bool)
         feasible[found.feasible] = True
         index = snap.table.index

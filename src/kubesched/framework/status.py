@@ -70,8 +70,12 @@ def error(*reasons: str) -> Status:
     return Status(Code.ERROR, reasons)
 
 
+_SKIP = Status(Code.SKIP)
+
+
 def skip() -> Status:
-    return Status(Code.SKIP)
+    """A Skip (one status for all: the framework reads a Skip and never changes it)."""
+    return _SKIP
 
 
 def as_status(s: Status | None) -> Status:

@@ -51,7 +51,7 @@ from kubesched.framework.interface import (
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
+from kubesched.framework.status import Code, Status, skip
 from kubesched.releases import at_least
 
 NAME = "NodeDeclaredFeatures"
@@ -116,10 +116,10 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[None, Status | None]:
         if not self.enabled:
-            return None, Status(Code.SKIP)
+            return None, skip()
         reqs = infer_for_pod_scheduling(pod, self._version)
         if not reqs:
-            return None, Status(Code.SKIP)
+            return None, skip()
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(reqs))
         return None, None
 

@@ -29,7 +29,7 @@ from kubesched.framework.extender import (
     ExtenderError,
 )
 from kubesched.framework.handle import Handle
-from kubesched.framework.interface import MAX_NODE_SCORE, NodeList, PluginError
+from kubesched.framework.interface import MAX_NODE_SCORE, NodeList, PluginError, PreFilterResult
 from kubesched.framework.runtime import FilterOutcome, Framework, ScoreOutcome
 from kubesched.framework.snapshot import Snapshot
 from kubesched.framework.status import Code, Status
@@ -130,15 +130,18 @@ class Algorithm:
         return ScheduleResult(host, evaluated, len(feasible))
 
     def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: Pod,
-                            *, exhaustive: bool = False) -> CycleResult:
+                            *, exhaustive: bool = False,
+                            pre: tuple[PreFilterResult, Status, list[str]] | None = None
+                            ) -> CycleResult:
         """PreFilter then Filter from nextStartNodeIndex until enough feasible nodes are found,
         then the filter extenders on those (``exhaustive``: every node, from the first, and
-        the extenders' verdicts recorded, as explain wants)."""
+        the extenders' verdicts recorded, as explain wants). ``pre``: PreFilter's outcome,
+        already in ``state`` (a caller that has run it over this snapshot)."""
         snap = self.snapshot
         table = snap.table
         n_all = snap.num_nodes
         diagnosis = Diagnosis()
-        pre_res, st, with_nodes = fwk.run_pre_filter(state, pod, snap)
+        pre_res, st, with_nodes = fwk.run_pre_filter(state, pod, snap) if pre is None else pre
         if not st.is_success():
             if not st.is_rejected():
                 raise PluginError(st.message())

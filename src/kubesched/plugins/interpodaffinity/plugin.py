@@ -39,7 +39,7 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.signers import SignFragments
-from kubesched.framework.status import Code, Status
+from kubesched.framework.status import Code, Status, skip
 from kubesched.plugins.interpodaffinity import filtering, scoring
 from kubesched.plugins.interpodaffinity.counting import PodIndex
 from kubesched.plugins.interpodaffinity.filtering import (
@@ -138,13 +138,13 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
                 or snapshot.has_pods_with_required_anti_affinity()):
             # no term to count on either side (the snapshot's answer is kept while no pod
             # with required anti-affinity comes or goes; the index would refresh its rows)
-            return None, Status(Code.SKIP)
+            return None, skip()
         info = self._merged(info, required=True)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
         index = self._index(snapshot)
         existing = index.existing_anti_affinity_counts(pod, ns_labels)
         if not existing and not info.required_affinity and not info.required_anti_affinity:
-            return None, Status(Code.SKIP)
+            return None, skip()
         affinity, anti = index.incoming_counts(info)
         state.write(PRE_FILTER_STATE_KEY,
                     PreFilterState(pod, info, ns_labels, existing, affinity, anti))
@@ -191,7 +191,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         snapshot = self.handle.snapshot
         has_constraints = scoring.has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return Status(Code.SKIP)
+            return skip()
         info = pod_affinity_info(pod)
         err = info.parse_error
         if err is not None:
@@ -199,14 +199,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         if not has_constraints and not snapshot.has_pods_with_affinity():
             # no term on either side: upstream's walk over the nodes with affinity pods
             # finds no score (the snapshot's answer is kept while none comes or goes)
-            return Status(Code.SKIP)
+            return skip()
         info = self._merged(info, required=False)
         ns_labels = namespace_labels(self._namespaces, pod.metadata.namespace)
         # Without preferred terms of its own (has_constraints), only the existing pods'
         # terms count: the same as upstream's walk over the nodes with affinity pods.
         topo = self._index(snapshot).topology_score(pod, info, ns_labels)
         if not topo:
-            return Status(Code.SKIP)
+            return skip()
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topo))
         return None
 

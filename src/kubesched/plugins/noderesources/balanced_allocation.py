@@ -51,7 +51,7 @@ from kubesched.framework.node_info import NodeInfo
 from kubesched.framework.node_table import NodeTable
 from kubesched.framework.signers import SignFragments
 from kubesched.framework.snapshot import Snapshot
-from kubesched.framework.status import Code, Status
+from kubesched.framework.status import Status, skip
 from kubesched.framework.table_cache import RowMemo
 from kubesched.plugins.noderesources.dra_extended import (
     DraScoreState,
@@ -187,7 +187,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         pod_requests = self.scorer.pod_requests(pod)
         if is_best_effort(pod_requests):
             # Skip for best-effort pods, so that they don't all pile up on one node.
-            return Status(Code.SKIP)
+            return skip()
         state.write(PRE_SCORE_STATE_KEY, self._with_dra(pod_requests))
         return None
 
