@@ -34,8 +34,6 @@ class PredicateChecker:
     def __init__(self, config: SchedulerConfiguration, objects: dict[str, list[Any]],
                  namespaces: dict[str, Any]) -> None:
         self.sched = Scheduler(ReadOnlyBackend(), VirtualClock(), config, extenders=[])
-        for fwk in self.sched.profiles.values():
-            fwk.remember_pre_filter()  # the same pod objects are asked of loop after loop
         self.sched.handle.objects = objects
         self.sched.handle.namespaces = namespaces
         self._pods: dict[str, Pod] = {}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import itertools
 from typing import Any
 
 
@@ -21,13 +20,6 @@ class CycleState:
 
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value
-
-    def written_after(self, count: int) -> tuple[tuple[str, Any], ...]:
-        """The entries written after the first ``count`` (``entries``): new keys only."""
-        return tuple(itertools.islice(self._data.items(), count, None))
-
-    def entries(self) -> int:
-        return len(self._data)
 
     def delete(self, key: str) -> None:
         self._data.pop(key, None)

@@ -182,23 +182,7 @@ class PreFilterExtensions:
         return None
 
 
-#: ``PreFilterPlugin.pre_filter_by_pod`` values.
-BY_POD_OUTCOME = "outcome"
-BY_POD_SKIP = "skip"
-
-
 class PreFilterPlugin(Plugin):
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        """What of PreFilter's outcome for ``pod`` depends on the pod alone (besides the
-        plugin's arguments and the feature gates), whatever the snapshot and the cluster's
-        other objects: BY_POD_OUTCOME, all of it (result, status, and what it writes to
-        the cycle state, which no later point changes; columns it makes in the table, its
-        readers make again); BY_POD_SKIP, whether it skips (with what it writes then);
-        "" (the safe default), neither. A framework told to remember
-        (``Framework.remember_pre_filter``: the autoscaler's checker, which asks of the
-        same pod objects over and over) replays what depends on the pod alone."""
-        return ""
-
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:
         raise NotImplementedError

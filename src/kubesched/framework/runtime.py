@@ -26,8 +26,6 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import WILDCARD, ClusterEventWithHint
 from kubesched.framework.handle import Handle
 from kubesched.framework.interface import (
-    BY_POD_OUTCOME,
-    BY_POD_SKIP,
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     READS_NODE,
@@ -68,9 +66,6 @@ from kubesched.framework.waiting import MAX_TIMEOUT_SECONDS, PERMIT_WAIT_MESSAGE
 log = logging.getLogger(__name__)
 
 FilterCall = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
-# a PreFilter plugin's outcome kept for a pod: its result, status and cycle-state writes
-_KeptPreFilter = tuple["PreFilterResult | None", "Status | None", tuple[tuple[str, Any], ...]]
-_ASK_AGAIN: _KeptPreFilter = (None, None, ())  # (by identity) not kept: run it every time
 BatchCall = Callable[[CycleState, Pod, Snapshot, np.ndarray], BatchStatus]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -187,9 +182,6 @@ class Framework:
         # fails the pod's cycle with an Error status, as a returned error would, instead of
         # ending the run; in-tree plugins are not wrapped (their hot path stays as it is)
         self.guarded = guarded
-        # id(pod) -> (the pod, plugin -> its kept PreFilter outcome): remember_pre_filter
-        self._remembered: dict[int, tuple[Pod, dict[str, _KeptPreFilter]]] | None = None
-        self._remember_limit = 0
         from kubesched.config import expand_plugins
 
         self.profile_name: str = profile.scheduler_name
@@ -365,12 +357,8 @@ class Framework:
         returned = Status()
         if self.observer is not None:
             state.record_plugin_metrics = self.observer.sample_cycle()
-        kept = self._kept_pre_filter(pod) if self._remembered is not None else None
         for p, pre_filter in self._pre_filter_calls:
-            if kept is None:
-                res, st = pre_filter(state, pod, snapshot)
-            else:
-                res, st = self._pre_filter_kept(kept, p, pre_filter, state, pod, snapshot)
+            res, st = pre_filter(state, pod, snapshot)
             if st is not None:
                 code = st.code
                 if code == Code.SKIP:
@@ -396,48 +384,6 @@ class Framework:
                        f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously")
                 return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), names
         return result, returned, sorted(set(with_nodes))
-
-    def remember_pre_filter(self, limit: int = 65536) -> None:
-        """From now on, PreFilter's outcomes that depend on the pod alone
-        (``PreFilterPlugin.pre_filter_by_pod``) are kept per pod object (for ``limit`` pods
-        at most) and replayed when the same object is asked of again."""
-        self._remembered = {}
-        self._remember_limit = limit
-
-    def _kept_pre_filter(self, pod: Pod) -> dict[str, _KeptPreFilter]:
-        """What is kept of the PreFilter plugins' outcomes for ``pod`` (the object)."""
-        memo = self._remembered
-        assert memo is not None
-        got = memo.get(id(pod))
-        if got is None or got[0] is not pod:
-            if len(memo) >= self._remember_limit:
-                memo.clear()
-            got = memo[id(pod)] = (pod, {})
-        return got[1]
-
-    @staticmethod
-    def _pre_filter_kept(kept: dict[str, _KeptPreFilter], p: PreFilterPlugin,
-                         pre_filter: Any, state: CycleState, pod: Pod, snapshot: Snapshot
-                         ) -> tuple[PreFilterResult | None, Status | None]:
-        """``pre_filter``'s outcome, replayed from ``kept`` or run (and kept when it
-        depends on the pod alone)."""
-        got = kept.get(p.name)
-        if got is _ASK_AGAIN:
-            return pre_filter(state, pod, snapshot)  # type: ignore[no-any-return]
-        if got is not None:
-            res, st, writes = got
-            for key, value in writes:
-                state.write(key, value)
-            return res, st
-        by_pod = p.pre_filter_by_pod(pod)
-        before = state.entries()
-        res, st = pre_filter(state, pod, snapshot)
-        if by_pod == BY_POD_OUTCOME or (
-                by_pod == BY_POD_SKIP and st is not None and st.code == Code.SKIP):
-            kept[p.name] = (res, st, state.written_after(before))
-        else:  # (a pod that does not skip when that is the pod's alone to say never will)
-            kept[p.name] = _ASK_AGAIN
-        return res, st
 
     def _run_add_pod(self, state: CycleState, pod: Pod, other: Pod, ni: NodeInfo) -> None:
         for p in self.pre_filter:

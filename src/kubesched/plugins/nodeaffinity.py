@@ -41,7 +41,6 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
-    BY_POD_OUTCOME,
     READS_NODE,
     BatchStatus,
     EnqueueExtensions,
@@ -181,9 +180,6 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return QueueingHint.SKIP if was_matched else QueueingHint.QUEUE
 
     # ------------------------------------------------------------------ PreFilter / Filter
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        return BY_POD_OUTCOME
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:

@@ -43,7 +43,6 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
-    BY_POD_OUTCOME,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -113,9 +112,6 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     @property
     def enabled(self) -> bool:
         return feature_enabled(self.handle, GATE)
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        return BY_POD_OUTCOME
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[None, Status | None]:

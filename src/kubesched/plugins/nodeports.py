@@ -25,7 +25,6 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
-    BY_POD_OUTCOME,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -120,9 +119,6 @@ class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return QueueingHint.QUEUE
 
     # ------------------------------------------------------------------ PreFilter / Filter
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        return BY_POD_OUTCOME
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:

@@ -38,7 +38,6 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
-    BY_POD_SKIP,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -193,9 +192,6 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return QueueingHint.SKIP
 
     # ------------------------------------------------------------------ PreFilter / Filter
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        return BY_POD_SKIP  # it skips a pod without attachable volumes
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:

@@ -32,7 +32,6 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
-    BY_POD_SKIP,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -208,10 +207,6 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions, Enq
             if READ_WRITE_ONCE_POD in pvc.spec.access_modes:
                 out.add(pvc.name)
         return frozenset(out)
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        # without volumes it skips; with them, claims and the pods using them decide
-        return "" if pod.spec.volumes else BY_POD_SKIP
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:

@@ -40,7 +40,6 @@ from kubesched.framework.events import (
     Resource,
 )
 from kubesched.framework.interface import (
-    BY_POD_SKIP,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -202,10 +201,6 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                 return [], unresolvable(f'persistentvolume "{pv_name}" not found')
             out.extend(pv_topologies(pv))
         return out, None
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        # without volumes it skips; with them, their PersistentVolumes decide
-        return "" if pod.spec.volumes else BY_POD_SKIP
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:

@@ -71,7 +71,6 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import feature_enabled
 from kubesched.framework.interface import (
-    BY_POD_SKIP,
     BatchStatus,
     EnqueueExtensions,
     FilterPlugin,
@@ -360,13 +359,6 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     # ------------------------------------------------------------------ PreFilter
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        # a pod with no claim and no resource a DeviceClass could back skips at once
-        if pod.spec.pod_resource_claims or any(
-                q and is_dra_extended_resource_name(n) for n, q in pod.requests.items()):
-            return ""
-        return BY_POD_SKIP
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:

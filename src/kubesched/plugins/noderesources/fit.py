@@ -47,7 +47,6 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.handle import Handle, feature_enabled
 from kubesched.framework.interface import (
-    BY_POD_OUTCOME,
     READS_RESOURCES,
     BatchStatus,
     EnqueueExtensions,
@@ -235,13 +234,6 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         mapping = self._class_mapping(names)
         return _PreFilterState(checks, tuple(map(insufficient_reason, names)),
                                tuple(n in mapping for n in names) if mapping else ())
-
-    def pre_filter_by_pod(self, pod: Pod) -> str:
-        # (a DRA-backed extended resource maps through the cluster's DeviceClasses)
-        if feature_enabled(self.handle, "DRAExtendedResource") and any(
-                map(is_dra_extended_resource_name, pod.requests)):
-            return ""
-        return BY_POD_OUTCOME
 
     def pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot
                    ) -> tuple[PreFilterResult | None, Status | None]:
