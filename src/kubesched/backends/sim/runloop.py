@@ -182,7 +182,7 @@ class Rounds:
         """Whether a step ending now and the next one, attempting ``uid``, leave the end
         rule with nothing to do between them: no change since the step started, no pod
         retried in this round nor parked at Permit, and ``uid`` not yet tried in it."""
-        return (not self._retried and not self._waiting and uid not in self._tried
+        return (not self._retried and not self._waiting and self.fresh(uid)
                 and self.cluster.changes == self._step_total)
 
     def fresh(self, uid: str) -> bool:
