@@ -153,9 +153,7 @@ def _loop_at_step() -> tuple[SimCluster, Any]:
     sim.series = sim.loop.series = Series(sim)
     sim.loop.deliver_due()
     sim.loop.rounds.step_started()
-    qpi = sim.scheduler.queue.peek()
-    assert qpi is not None
-    return sim, qpi
+    return sim, sim.scheduler.queue.pending_pods()[0]
 
 
 def test_a_step_takes_another_attempt_only_when_nothing_comes_between() -> None:

@@ -856,16 +856,6 @@ class SchedulingQueue:
             got.append(qpi)
         return got
 
-    def peek(self) -> QueuedPodInfo | None:
-        """The pod ``pop`` would give now, not popped; None when there is none or when
-        ``pop`` would first discard a pod it finds in flight."""
-        qpi = self._active.peek()
-        if qpi is None and self.pop_from_backoff:
-            qpi = self._backoff.peek()
-        if qpi is None or qpi.pod.uid in self._in_flight:
-            return None
-        return qpi
-
     def _determine_hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:
             return QueueingStrategy.AFTER_BACKOFF
