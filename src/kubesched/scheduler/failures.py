@@ -8,8 +8,9 @@ cluster: the cache's generation and the object events the scheduler heard are th
 first attempt, and no pod is nominated anywhere (the filters count nominated pods).
 
 Kept: a FitError whose PostFilter found no node to nominate (upstream's "no preemption
-victims" and "preemption is not helpful" answers: nothing is evicted). Replayed: the
-diagnosis and the message, the start index's move, the OpportunisticBatching bookkeeping,
+victims" and "preemption is not helpful" answers: nothing is evicted). Replayed: what the
+failure does to its pod (``Failed``: its rejecting plugins, message, event and condition),
+the number of nodes judged, the start index's move, the OpportunisticBatching bookkeeping,
 PostFilter's answer and its draws from the scheduler's random generator (with the same
 arguments: the preemption's offset, which orders a dry run whose answer, with no
 candidate, does not depend on it). Not used with extenders, metrics (they time the
