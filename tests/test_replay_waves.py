@@ -21,32 +21,7 @@ from kubesched.backends.sim.timeline import PodFinished
 from kubesched.config import default_config
 from kubesched.scheduler.decisions import DecisionLog
 from kubesched.scheduler.schedule_one import ScheduleOne
-from random_clusters import replica_set
-
-
-def _docs(rng: random.Random) -> list[dict[str, Any]]:
-    docs: list[dict[str, Any]] = []
-    for i in range(rng.randint(2, 5)):
-        node: dict[str, Any] = {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": f"n{i}", "labels": {"zone": f"z{i % 2}"}},
-            "status": {"capacity": {"cpu": str(rng.choice([2, 4])), "memory": "8Gi",
-                                    "pods": str(rng.choice([4, 110]))}}}
-        if rng.random() < 0.2:
-            node["spec"] = {"taints": [{"key": "t", "value": "x", "effect": "NoSchedule"}]}
-        docs.append(node)
-    for j in range(rng.randint(3, 6)):
-        spec: dict[str, Any] = {
-            "priority": rng.choice([0, 0, 0, 0, 100]),
-            "containers": [{"name": "c", "image": "x", "resources": {"requests": {
-                "cpu": f"{rng.choice([500, 1000, 1500])}m",
-                "memory": f"{rng.choice([256, 2048])}Mi"}}}]}
-        if rng.random() < 0.2:
-            spec["nodeSelector"] = {"zone": rng.choice(["z0", "z1"])}
-        if rng.random() < 0.3:
-            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
-        docs.append(replica_set(rng, j, spec, min_replicas=6))
-    return docs
+from random_clusters import crowded_cluster
 
 
 def _run(text: str, seed: int, waves: bool, monkeypatch: pytest.MonkeyPatch,
@@ -86,7 +61,7 @@ def _run(text: str, seed: int, waves: bool, monkeypatch: pytest.MonkeyPatch,
 @pytest.mark.parametrize("seed", range(25))
 def test_waves_change_nothing(seed: int, series: bool, monkeypatch: pytest.MonkeyPatch
                               ) -> None:
-    text = yaml.safe_dump_all(_docs(random.Random(seed)))
+    text = yaml.safe_dump_all(crowded_cluster(random.Random(seed), 6))
     alone, none = _run(text, seed, False, monkeypatch, series)
     waved, joined = _run(text, seed, True, monkeypatch, series)
     assert none == 0
@@ -98,7 +73,7 @@ def test_waves_change_nothing(seed: int, series: bool, monkeypatch: pytest.Monke
 def test_a_pod_tried_in_the_round_ends_the_wave(monkeypatch: pytest.MonkeyPatch) -> None:
     """The end rule looks at a round when a pod is tried a second time in it: such a pod
     has its own step, so the rule sees it as it would."""
-    text = yaml.safe_dump_all(_docs(random.Random(0)))
+    text = yaml.safe_dump_all(crowded_cluster(random.Random(0), 6))
     seen: list[bool] = []
     real_first, real_fresh = RunLoop.first, RunLoop.fresh
 
@@ -126,7 +101,7 @@ def test_a_pod_tried_in_the_round_ends_the_wave(monkeypatch: pytest.MonkeyPatch)
 def test_attempts_join_a_step_up_to_the_series_next_sample() -> None:
     """With a series, the attempts that share a step stop where a tick would take a
     sample: the sample sees every attempt before it done."""
-    text = yaml.safe_dump_all(_docs(random.Random(2)))
+    text = yaml.safe_dump_all(crowded_cluster(random.Random(2), 6))
     sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=2)
     sim.series = Series(sim, max_points=1000)
     sim.series.stride = 4
@@ -150,7 +125,7 @@ def test_attempts_join_a_step_up_to_the_series_next_sample() -> None:
 
 def _loop_at_step() -> tuple[SimCluster, Any]:
     """A run loaded and a step begun, with a pending pod's queue record to ask about."""
-    text = yaml.safe_dump_all(_docs(random.Random(1)))
+    text = yaml.safe_dump_all(crowded_cluster(random.Random(1), 6))
     sim = SimCluster(load_scenario_text(text, "<test>"), default_config(), seed=1)
     sim.load()
     sim.series = sim.loop.series = Series(sim)
