@@ -280,7 +280,7 @@ class ScheduleOne(Algorithm):
             return []
         profiles, cache, memo = self.profiles, self.cache, self.failures
         start = self.next_start_node_index  # where each one's scan starts: the last's end
-        got: list[tuple[Framework, QueuedPodInfo, Failure, int]] = []
+        got: list[tuple[Framework, QueuedPodInfo, Failure]] = []
         room = 0
 
         def take(qpi: QueuedPodInfo) -> bool:
@@ -303,7 +303,7 @@ class ScheduleOne(Algorithm):
                 return False
             if not room:
                 return False
-            got.append((fwk, qpi, failure, 0))
+            got.append((fwk, qpi, failure))
             start = failure.next_start
             return True
 
@@ -314,8 +314,7 @@ class ScheduleOne(Algorithm):
         if got:
             sharing.joined(len(got) - 1)
         base = queue.scheduling_cycle - len(got)
-        return [(fwk, qpi, failure, base + k)
-                for k, (fwk, qpi, failure, _) in enumerate(got, 1)]
+        return [(fwk, qpi, failure, base + k) for k, (fwk, qpi, failure) in enumerate(got, 1)]
 
     def _fail_all_as_before(self, replays: list[tuple[Framework, QueuedPodInfo, Failure, int]]
                             ) -> None:
