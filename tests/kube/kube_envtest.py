@@ -435,6 +435,26 @@ class ControlPlane:
             raise ApiFailure(e.code, e.read().decode(errors="replace")) from None
         return json.loads(raw) if raw and raw[:1] in b"{[" else raw.decode()
 
+    def await_priority_class(self, name: str, timeout: float = 10.0) -> None:
+        """Returns once the Priority admission plugin admits pods of class ``name``: it reads
+        classes from an informer, so a pod created just after its class may be refused
+        (403, no PriorityClass with name ...). Asked with a dry-run pod, which runs admission
+        and stores nothing."""
+        probe = {"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "priority-class-probe"},
+                 "spec": {"priorityClassName": name,
+                          "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.request("POST", "/api/v1/namespaces/default/pods?dryRun=All", probe)
+                return
+            except ApiFailure as e:
+                if e.code != 403 or "no PriorityClass" not in e.body \
+                        or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)
+
     def kubeconfig(self, path: Path, token: str = ADMIN_TOKEN, user: str = "admin") -> Path:
         ca = base64.b64encode((self.dir / "serving.crt").read_bytes()).decode()
         path.write_text(json.dumps({

@@ -203,6 +203,8 @@ class Oracle:
             raise Refused(f"{obj['kind']} {obj['metadata']['name']}: {e}") from None
         if deleting:
             self.cp.request("DELETE", kind.path(ns, obj["metadata"]["name"]))
+        elif obj["kind"] == "PriorityClass":
+            self.cp.await_priority_class(obj["metadata"]["name"])
         if obj["kind"] in ADOPTERS:
             self.controllers.append(created)
         if status and kind.status:

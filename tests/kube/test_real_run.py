@@ -155,6 +155,7 @@ def _priority_class(c: Cluster, name: str, value: int) -> None:
     c.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {
         "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
         "metadata": {"name": name}, "value": value})
+    c.cp.await_priority_class(name)
 
 
 def test_preemption_nominates_then_deletes_victims(cluster: Cluster, runners: list) -> None:
