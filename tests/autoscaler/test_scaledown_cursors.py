@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.api.types import Pod, bound_copy
 from kubesched.autoscaler.checker import PredicateChecker
+from kubesched.autoscaler.column_moves import ColumnMoves
 from kubesched.autoscaler.scaledown import scale_down
 from kubesched.config import default_config, load_config
 from kubesched.framework import FilterPlugin, unschedulable
@@ -71,8 +72,19 @@ def _pod(j: int, node: str, shape: int) -> Pod:
                       "spec": spec})
 
 
-def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: bool
-                ) -> tuple[list[str], dict[str, str]]:
+def _held(checker: PredicateChecker) -> dict[str, tuple[list[str], list[int]]]:
+    """What the checker's snapshot holds: per node, its pods and its requested column."""
+    snap = checker.snapshot()
+    table = snap.table
+    return {ni.name: (sorted(p.uid for p in ni.pods),
+                      table.requested[:, table.index[ni.name]].tolist())
+            for ni in snap.node_infos}
+
+
+def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: bool,
+                columns: bool | None = None) -> tuple[list[str], dict[str, str]]:
+    """``scale_down``'s answer; ``columns``: whether the moves must (True) or must not
+    (False) be column changes (``ColumnMoves``). The checker is left as it was."""
     checker = PredicateChecker(default_config(), {}, {})
     for n in nodes:
         checker.add_node(n)
@@ -83,7 +95,12 @@ def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: b
     on: dict[str, list[Pod]] = {}
     for p in pods:
         on.setdefault(p.spec.node_name, []).append(p)
+    if columns is not None and pods:
+        took = ColumnMoves.of(checker, [n.name for n in nodes], pods) is not None
+        assert took == columns
+    before = _held(checker)
     res = scale_down(nodes, on, groups, {"g": 100}, [], pods, {}, checker)
+    assert _held(checker) == before
     return res.removed, res.kept
 
 
@@ -95,16 +112,18 @@ def groups() -> list[Any]:
         "spec": {"maxSize": 100, "template": {"status": {"capacity": {"cpu": "8"}}}}})]
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
-@given(cluster=clusters)
-def test_cursors_change_no_answer(groups: list[Any],
-                                  cluster: tuple[list[Any], list[Any]]) -> None:
+def _fitting(cluster: tuple[list[Any], list[Any]], shapes: range | list[int] | None = None
+             ) -> tuple[list[Any], list[Pod]]:
+    """The cluster's nodes, and those of its pods (of ``shapes``, all by default) that fit
+    where they are, each added after the ones before."""
     node_specs, pod_specs = cluster
     nodes = [_node(i, cpu, g, ssd) for i, (cpu, g, ssd) in enumerate(node_specs)]
     room = {n.name: n.status.allocatable["cpu"] for n in nodes}
     ports: dict[str, set[int]] = {n.name: set() for n in nodes}
     pods: list[Pod] = []
     for j, (i, shape) in enumerate(pod_specs):
+        if shapes is not None:
+            shape = shapes[shape % len(shapes)]
         node = nodes[i % len(nodes)]
         cpu, port, disk = SHAPES[shape]
         if room[node.name] < cpu or (port and port in ports[node.name]) \
@@ -116,7 +135,34 @@ def test_cursors_change_no_answer(groups: list[Any],
         if port:
             ports[node.name].add(port)
         pods.append(_pod(j, node.name, shape))
-    assert _scale_down(nodes, pods, groups, True) == _scale_down(nodes, pods, groups, False)
+    return nodes, pods
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(cluster=clusters)
+def test_cursors_change_no_answer(groups: list[Any],
+                                  cluster: tuple[list[Any], list[Any]]) -> None:
+    nodes, pods = _fitting(cluster)
+    assert _scale_down(nodes, pods, groups, True) == _scale_down(nodes, pods, groups, False,
+                                                                  columns=False)
+
+
+# shapes whose filters read only the node and its columns: cpu and a node selector
+COLUMN_SHAPES = [i for i, (_, port, disk) in enumerate(SHAPES) if not port and disk != "with"
+                 and disk != "spread"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(cluster=clusters)
+def test_moves_as_column_changes_change_no_answer(groups: list[Any],
+                                                  cluster: tuple[list[Any], list[Any]]
+                                                  ) -> None:
+    """Pods judged on the node and its columns only: moved as column changes
+    (``ColumnMoves``), the same nodes go and stay, for the same reasons, as with every
+    pod asked of the checker over every node."""
+    nodes, pods = _fitting(cluster, COLUMN_SHAPES)
+    assert _scale_down(nodes, pods, groups, True, columns=True) == _scale_down(
+        nodes, pods, groups, False, columns=False)
 
 
 def _plain(name: str, node: str, cpu: str, **spec: Any) -> Pod:
@@ -253,3 +299,39 @@ def test_a_moved_copy_is_asked_as_its_pod() -> None:
     assert ask is checker.as_pending(pod)  # the pod's own pending copy, kept
     assert ask == bound_copy(moved, "") and not ask.spec.node_name
     assert checker.pending_signature(moved) == checker.pending_signature(pod) is not None
+
+
+def test_pods_moved_as_columns_fill_the_nodes_they_go_to(groups: list[Any]) -> None:
+    # a (8 cpu, a candidate at 2.5/8) holds p1 (1 cpu) and p2 (1.5), which select
+    # dest=yes; b (4 cpu, not in the group, dest=yes) has 2 free. p1 goes to b, leaving 1:
+    # p2 fits nowhere, and a stays.
+    dest = {"nodeSelector": {"dest": "yes"}}
+    nodes = [_named_node("a", 8, True, dest="yes"), _named_node("b", 4, False, dest="yes")]
+    pods = [_plain("p1", "a", "1", **dest), _plain("p2", "a", "1500m", **dest),
+            _plain("fill", "b", "2")]
+    removed, kept = _scale_down(nodes, pods, groups, True, columns=True)
+    assert (removed, kept) == ([], {"a": "pod default/p2 fits on no other node"})
+    # and a is as before: d (10 cpu, a candidate at 4/10, no dest label) holds q (4 cpu),
+    # which fits only on a (5.5 free; b has 2)
+    nodes.append(_named_node("d", 10, True))
+    pods.append(_plain("q", "d", "4"))
+    removed, kept = _scale_down(nodes, pods, groups, True, columns=True)
+    assert (removed, kept) == (["d"], {"a": "pod default/p2 fits on no other node"})
+    # and no more than before: with q at 6 cpu (d 13 cpu), q fits nowhere
+    nodes[-1] = _named_node("d", 13, True)
+    pods[-1] = _plain("q", "d", "6")
+    removed, kept = _scale_down(nodes, pods, groups, True, columns=True)
+    assert (removed, kept) == ([], {"a": "pod default/p2 fits on no other node",
+                                    "d": "pod default/q fits on no other node"})
+
+
+def test_pods_moved_as_columns_go_only_where_their_other_filters_let_them(
+        groups: list[Any]) -> None:
+    # a (a candidate, disk=ssd) holds p, which selects disk=ssd; b has room but no ssd: p
+    # fits nowhere else, and a stays. With c (disk=ssd) after b, p goes there.
+    a, b = _named_node("a", 8, True, disk="ssd"), _named_node("b", 8, False)
+    p = _plain("p", "a", "1", nodeSelector={"disk": "ssd"})
+    assert _scale_down([a, b], [p], groups, True, columns=True) == (
+        [], {"a": "pod default/p fits on no other node"})
+    c = _named_node("c", 8, False, disk="ssd")
+    assert _scale_down([a, b, c], [p], groups, True, columns=True) == (["a"], {})

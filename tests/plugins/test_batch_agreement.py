@@ -148,6 +148,9 @@ def _agree_filter(plugin, state: CycleState, pod, snap, idx: np.ndarray) -> list
         b = batch.status_at(k, plugin.name)
         assert (b.code, b.reasons) == (s.code, s.reasons), (plugin.name, snap.node_infos[i], s, b)
         codes.append(s.code)
+    passes = getattr(plugin, "filter_passes", None)  # the verdicts alone, where offered
+    if passes is not None:
+        assert passes(state, pod, snap, idx).tolist() == [c == Code.SUCCESS for c in codes]
     return codes
 
 

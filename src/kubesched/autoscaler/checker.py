@@ -17,6 +17,8 @@ from kubesched.explain import ReadOnlyBackend
 from kubesched.framework.adjusted import AdjustedSnapshot
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import READS_RESOURCES, FilterBatch
+from kubesched.framework.runtime import Framework
+from kubesched.framework.snapshot import Snapshot
 from kubesched.scheduler import Scheduler
 
 # the nodes tried one by one before one batch Filter over the snapshot judges the rest
@@ -127,6 +129,15 @@ class PredicateChecker:
             self._dirty = False
         return self.sched.snapshot
 
+    def snapshot(self) -> Snapshot:
+        """The snapshot the questions are asked on (the nodes removed ``later`` gone)."""
+        snap: Snapshot = self._snapshot()
+        return snap
+
+    def framework(self, pod: Pod) -> Framework | None:
+        """The profile that serves ``pod`` (None: no profile does)."""
+        return self.sched.profiles.get(pod.spec.scheduler_name)
+
     def fits_any(self, pod: Pod, node_names: Iterable[str]) -> str | None:
         """The first of ``node_names`` (in their order) where ``pod`` passes the Filter
         plugins after its PreFilter, or None (cluster-autoscaler's FitsAnyNodeMatching /
@@ -152,7 +163,7 @@ class PredicateChecker:
             if was is pod:
                 return ask, key
         ask = bound_copy(pod, "")
-        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        fwk = self.framework(pod)
         sig = fwk.filter_signature(ask) if fwk is not None else None
         key = None if sig is None else (pod.spec.scheduler_name, sig)
         if len(self._as_pending) >= _MAX_SIGNATURES:
@@ -165,7 +176,7 @@ class PredicateChecker:
         pod-count columns (``Framework.filters_read_only_resources``, every node kept by
         PreFilter): then a node that did not fit the pod fits no pod of its signature
         while pods are only added to it. ``node_names`` is read as far as the answer."""
-        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        fwk = self.framework(pod)
         if fwk is None:
             return None, False
         # (a node removed ``later`` is no answer; once settled it is not in the snapshot)
@@ -211,7 +222,7 @@ class PredicateChecker:
         """Whether, for ``pod``, a node's verdict depends only on the requests and the number
         of the pods on it (``Framework.filters_read_only_resources``, every node kept by
         PreFilter): then identical nodes holding identical pods judge it alike."""
-        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        fwk = self.framework(pod)
         if fwk is None:
             return False
         state = CycleState()
@@ -244,7 +255,7 @@ class PredicateChecker:
         filters' batch forms on the columns changed (``framework/adjusted.py``), from a
         guess by free room checked on both sides, else by bisection."""
         caps = np.zeros(len(node_names), dtype=np.int64)
-        fwk = self.sched.profiles.get(pod.spec.scheduler_name)
+        fwk = self.framework(pod)
         if fwk is None or not node_names or most <= 0:
             return caps
         snap = self._snapshot()

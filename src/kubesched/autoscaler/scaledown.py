@@ -13,6 +13,7 @@ nodes are tried in name order, each removal kept for the next.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from kubesched.api.resources import pod_requests
 from kubesched.api.selectors import label_selector_matches
 from kubesched.api.types import Node, Pod
 from kubesched.autoscaler.checker import PredicateChecker
+from kubesched.autoscaler.column_moves import ColumnMoves
 
 DEFAULT_UTILIZATION_THRESHOLD = 0.5  # --scale-down-utilization-threshold
 DEFAULT_GPU_UTILIZATION_THRESHOLD = 0.5  # --scale-down-gpu-utilization-threshold
@@ -136,8 +138,9 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
                checker: PredicateChecker, threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
                candidates: Collection[str] | None = None, *,
                gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD) -> ScaleDownResult:
-    """``checker`` holds ``nodes`` and their pods; it is left as the removals leave it.
-    ``threshold`` applies to nodes without GPUs, ``gpu_threshold`` to those with.
+    """``checker`` holds ``nodes`` and their pods; it is left so (the removals are
+    simulated on it and undone). ``threshold`` applies to nodes without GPUs,
+    ``gpu_threshold`` to those with.
     ``candidates``: the only nodes that may go (the others only take pods; None: any), and
     the only ones ``pods_on`` must list."""
     by_name = {g.name: g for g in groups}
@@ -150,6 +153,9 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
     # simulates each removal on the snapshot the earlier ones changed); the utilisation is
     # the cluster's, computed before (eligibility)
     now = {name: list(pods) for name, pods in pods_on.items()}
+    columns = ColumnMoves.of(checker, cursors.order, [
+        p for name, pods in pods_on.items() if candidates is None or name in candidates
+        for p in pods_to_move(pods)])
     for node in sorted(nodes, key=lambda n: n.name):
         group = by_name.get(node.metadata.labels.get(GROUP_LABEL, ""))
         if group is None or node.metadata.annotations.get(SCALE_DOWN_DISABLED) == "true" \
@@ -172,20 +178,39 @@ def scale_down(nodes: list[Node], pods_on: Mapping[str, list[Pod]], groups: list
         if reason is None and short is not None:
             reason = (f"PodDisruptionBudget {short.namespace}/{short.name} allows "
                       f"{max(budget[pdbs.index(short)], 0)} disruption(s)")
-        moved: list[Pod] = []
+        moved: list[tuple[Pod, str]] = []
         if reason is None:
-            reason = _move(node, movers, removed, checker, moved, cursors)
+            reason, moved = (_move(node, movers, removed, checker, cursors) if columns is None
+                             else columns.move(node.name, movers, cursors.start))
         if reason is not None:
             out.kept[node.name] = reason
             continue
-        for p in moved:
-            now.setdefault(p.spec.node_name, []).append(p)
+        for p, target in moved:
+            now.setdefault(target, []).append(p)
         for i, n in enumerate(used):
             budget[i] -= n
         removed.add(node.name)
         size[group.name] -= 1
         out.removed.append(node.name)
+    if columns is None:
+        _put_back(checker, {n.name: n for n in nodes}, out.removed, pods_on)
     return out
+
+
+def _put_back(checker: PredicateChecker, nodes: Mapping[str, Node], removed: list[str],
+              pods_on: Mapping[str, list[Pod]]) -> None:
+    """``_move``'s removals undone, in the order they were made: each node back with its
+    pods, the copies of the pods it moved taken off the nodes they went to (by uid: a copy
+    moved on again by a later removal is that one; gone already when it went with a
+    node removed after its own)."""
+    for name in removed:
+        pods = pods_on.get(name, [])
+        for p in pods_to_move(pods):
+            with contextlib.suppress(KeyError):
+                checker.remove_pod(p)
+        checker.add_node(nodes[name])
+        for p in pods:
+            checker.add_pod(p)
 
 
 class _Cursors:
@@ -203,10 +228,10 @@ class _Cursors:
 
 
 def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateChecker,
-          moved: list[Pod], cursors: _Cursors) -> str | None:
-    """Places ``movers`` on the other nodes that stay (their copies there into ``moved``)
-    and removes ``node`` from ``checker``; or, when one does not fit, leaves ``checker`` as
-    it was and says which."""
+          cursors: _Cursors) -> tuple[str | None, list[tuple[Pod, str]]]:
+    """Places ``movers`` on the other nodes that stay (copies bound there) and removes
+    ``node`` from ``checker``: (None, [(pod, node it went to)]); or, when one does not fit,
+    leaves ``checker`` as it was and says which: (reason, [])."""
     for p in movers:
         checker.remove_pod(p)
     order = cursors.order
@@ -218,6 +243,7 @@ def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateCh
                 if n != node.name and n not in removed)
 
     before = dict(cursors.start)
+    moved: list[tuple[Pod, str]] = []
     for p in movers:
         ask = checker.as_pending(p)
         key = checker.pending_signature(p)
@@ -228,13 +254,13 @@ def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateCh
         if key is not None and columns:
             cursors.start[key] = len(order) if target is None else cursors.position[target]
         if target is None:
-            for m in moved:
+            for m, _ in moved:
                 checker.remove_pod(m)
             for q in movers:
                 checker.add_pod(q)
-            moved.clear()
             cursors.start = before
-            return f"pod {p.key} fits on no other node"
-        moved.append(checker.add_moved(p, target))
+            return f"pod {p.key} fits on no other node", []
+        checker.add_moved(p, target)
+        moved.append((p, target))
     checker.remove_node(node, later=True)
-    return None
+    return None, moved

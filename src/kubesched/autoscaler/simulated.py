@@ -326,8 +326,6 @@ class ClusterAutoscaler:
         sizes = dict.fromkeys(self.by_name, 2**31)
         res = scale_down(list(dest.values()), pods_on, self.groups, sizes, pdbs, bound,
                          sim.objects, checker, threshold, candidates=candidates)
-        if self._mirror is not None and checker is self._mirror.checker:
-            self._mirror.put_back(res.removed, pods_on, movers)
         self.unneeded = {n: self.unneeded.get(n, now) for n in res.removed}
         self._movers = {n: movers[n] for n in res.removed}
         for name in res.kept:

@@ -4,13 +4,12 @@ builds a Scheduler (its profiles and plugins), which costs more than most loops'
 - ``CheckerPool``: empty checkers for the scale-up (the estimator's imagined nodes, the
   upcoming nodes), emptied and handed out again at the next loop;
 - ``ClusterMirror``: one checker holding the cluster's nodes and bound pods, brought up to
-  date at each loop by the differences only, and put back after a scale-down simulation has
-  moved pods and removed nodes in it.
+  date at each loop by the differences only (a scale-down simulation leaves it as it found
+  it).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable, Mapping
 
 from kubesched.api.types import Node, Pod
@@ -67,18 +66,3 @@ class ClusterMirror:
                 c.add_pod(p)
                 self._pods[uid] = p
         return c
-
-    def put_back(self, removed: Iterable[str], pods_on: Mapping[str, list[Pod]],
-                 moved: Mapping[str, list[Pod]]) -> None:
-        """Undo a scale-down simulation: the ``removed`` nodes back with their pods
-        (``pods_on``), the copies of their ``moved`` pods taken off the nodes they went to."""
-        c = self.checker
-        for name in removed:
-            for p in moved[name]:
-                # the copy placed elsewhere, by uid; gone already when it went with a node
-                # removed after its own
-                with contextlib.suppress(KeyError):
-                    c.remove_pod(p)
-            c.add_node(self._nodes[name])
-            for p in pods_on[name]:
-                c.add_pod(p)

@@ -282,6 +282,16 @@ class FilterBatch(Protocol):
 
 
 @runtime_checkable
+class FilterPasses(Protocol):
+    """Filter's batch verdicts alone: which of the node-table rows ``idx`` pass, not why,
+    for callers that only look for a node that fits (None: ``filter_batch`` must answer;
+    it reports the error)."""
+
+    def filter_passes(self, state: CycleState, pod: Pod, snapshot: Snapshot, idx: np.ndarray
+                      ) -> np.ndarray | None: ...
+
+
+@runtime_checkable
 class ScoreBatch(Protocol):
     """Score's batch form: int64 raw scores for the node-table rows ``idx``."""
 

@@ -263,6 +263,36 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
         return Status(code, tuple(reasons))
 
+    def _fails(self, s: _PreFilterState, table: NodeTable, idx: np.ndarray
+               ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Per check (the pod count, then each requested resource), which of the rows
+        ``idx`` fail it; and which fail one that no pod leaving could mend."""
+        rows = [table.resource_row(name) for name, _ in s.checks]
+        alloc, requested = table.alloc, table.requested  # after resource_row (may grow)
+        # Only table columns are read (filter_reads): the preemption dry run calls this on a
+        # table whose requested and pod-count columns it changed.
+        fails = [table.pod_count[idx] + 1 > table.allowed_pods[idx]]
+        unresolvable = np.zeros(len(idx), dtype=bool)
+        backed = s.dra_backed or (False,) * len(s.checks)
+        for (_, q), row, dra in zip(s.checks, rows, backed, strict=True):
+            a = alloc[row, idx]
+            fail = q > a - requested[row, idx]
+            if dra:
+                fail &= a > 0  # nodes without the resource leave it to DynamicResources
+            fails.append(fail)
+            unresolvable |= fail & (q > a)
+        return fails, unresolvable
+
+    def filter_passes(self, state: CycleState, pod: Pod, snapshot: Snapshot,
+                      idx: np.ndarray) -> np.ndarray | None:
+        """Which of the rows ``idx`` ``filter_batch`` lets through, without why (None:
+        no PreFilter state, an error ``filter_batch`` reports)."""
+        s = self._read_pre_filter(state)
+        if s is None:
+            return None
+        passes: np.ndarray = ~np.logical_or.reduce(self._fails(s, snapshot.table, idx)[0])
+        return passes
+
     def filter_batch(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                      idx: np.ndarray) -> BatchStatus:
         s = self._read_pre_filter(state)
@@ -274,21 +304,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             return err
         if n == 0:
             return BatchStatus.success(0)
-        table = snapshot.table
-        rows = [table.resource_row(name) for name, _ in s.checks]
-        alloc, requested = table.alloc, table.requested  # after resource_row (may grow)
-        # Only table columns are read (filter_reads): the preemption dry run calls this on a
-        # table whose requested and pod-count columns it changed.
-        fails = [table.pod_count[idx] + 1 > table.allowed_pods[idx]]
-        unresolvable = np.zeros(n, dtype=bool)
-        backed = s.dra_backed or (False,) * len(s.checks)
-        for (_, q), row, dra in zip(s.checks, rows, backed, strict=True):
-            a = alloc[row, idx]
-            fail = q > a - requested[row, idx]
-            if dra:
-                fail &= a > 0  # nodes without the resource leave it to DynamicResources
-            fails.append(fail)
-            unresolvable |= fail & (q > a)
+        fails, unresolvable = self._fails(s, snapshot.table, idx)
         out = BatchStatus.success(n)
         failing = np.logical_or.reduce(fails)
         if not failing.any():
