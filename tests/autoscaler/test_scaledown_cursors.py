@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.api.types import Pod, bound_copy
 from kubesched.autoscaler.checker import PredicateChecker
+from kubesched.autoscaler import column_moves
 from kubesched.autoscaler.column_moves import ColumnMoves
 from kubesched.autoscaler.scaledown import scale_down
 from kubesched.config import default_config, load_config
@@ -152,17 +153,27 @@ COLUMN_SHAPES = [i for i, (_, port, disk) in enumerate(SHAPES) if not port and d
                  and disk != "spread"]
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
-@given(cluster=clusters)
-def test_moves_as_column_changes_change_no_answer(groups: list[Any],
-                                                  cluster: tuple[list[Any], list[Any]]
-                                                  ) -> None:
+@pytest.mark.parametrize("scan,chunk", [(4, 16), (0, 1), (1, 3)])
+def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int,
+                                                  chunk: int) -> None:
     """Pods judged on the node and its columns only: moved as column changes
     (``ColumnMoves``), the same nodes go and stay, for the same reasons, as with every
-    pod asked of the checker over every node."""
-    nodes, pods = _fitting(cluster, COLUMN_SHAPES)
-    assert _scale_down(nodes, pods, groups, True, columns=True) == _scale_down(
-        nodes, pods, groups, False, columns=False)
+    pod asked of the checker over every node — however many nodes are tried one by one
+    and in the first batch (``_SCAN``, ``_CHUNK``)."""
+
+    @settings(max_examples=300, deadline=None, derandomize=True, database=None)
+    @given(cluster=clusters)
+    def check(cluster: tuple[list[Any], list[Any]]) -> None:
+        nodes, pods = _fitting(cluster, COLUMN_SHAPES)
+        assert _scale_down(nodes, pods, groups, True, columns=True) == _scale_down(
+            nodes, pods, groups, False, columns=False)
+
+    was = column_moves._SCAN, column_moves._CHUNK
+    column_moves._SCAN, column_moves._CHUNK = scan, chunk
+    try:
+        check()
+    finally:
+        column_moves._SCAN, column_moves._CHUNK = was
 
 
 def _plain(name: str, node: str, cpu: str, **spec: Any) -> Pod:

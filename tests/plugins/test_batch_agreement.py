@@ -148,9 +148,13 @@ def _agree_filter(plugin, state: CycleState, pod, snap, idx: np.ndarray) -> list
         b = batch.status_at(k, plugin.name)
         assert (b.code, b.reasons) == (s.code, s.reasons), (plugin.name, snap.node_infos[i], s, b)
         codes.append(s.code)
-    passes = getattr(plugin, "filter_passes", None)  # the verdicts alone, where offered
+    # the verdicts alone, for many rows and for one, where offered
+    passes, one = getattr(plugin, "filter_passes", None), getattr(plugin, "filter_row", None)
     if passes is not None:
         assert passes(state, pod, snap, idx).tolist() == [c == Code.SUCCESS for c in codes]
+    if one is not None:
+        assert [one(state, pod, snap, i) for i in idx.tolist()] == [
+            c == Code.SUCCESS for c in codes]
     return codes
 
 

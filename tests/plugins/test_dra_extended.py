@@ -531,6 +531,8 @@ def test_fit_batch_form_agrees_on_dra_backed_resources() -> None:
     idx = np.arange(snap.num_nodes)
     batch = fit.filter_batch(state, p, snap, idx)
     assert fit.filter_passes(state, p, snap, idx).tolist() == (batch.codes == 0).tolist()
+    assert [fit.filter_row(state, p, snap, i) for i in idx.tolist()] == (
+        batch.codes == 0).tolist()
     names = snap.table.names
     per_node = {n.name: fit.filter(state, p, NodeInfo(n)) for n in sc.nodes}
     for i, name in enumerate(names):

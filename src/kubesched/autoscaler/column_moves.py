@@ -24,7 +24,7 @@ reads pods, whenever it finds any; then this form is not taken.)
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
@@ -33,11 +33,12 @@ from kubesched.api.types import Pod
 from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.framework.adjusted import AdjustedSnapshot
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.interface import READS_RESOURCES, FilterPasses
+from kubesched.framework.interface import READS_RESOURCES, FilterPasses, FilterRow
 from kubesched.framework.runtime import Framework
 
-# the nodes judged on their columns first, from the cursor on (most pods fit one of them);
-# then all the others at once
+# the nodes from the cursor on tried one by one (most pods fit one of them), then the
+# nodes judged at once first, before all the others
+_SCAN = 4
 _CHUNK = 16
 
 
@@ -51,8 +52,12 @@ class _Kind:
     pod: Pod
     columns: CycleState
     passes: np.ndarray
-    # the plugins that read the columns, when each says which nodes pass without why
+    # the same as a list (read one node at a time)
+    passing: list[bool] = field(default_factory=list)
+    # the plugins that read the columns, when each says which nodes pass without why, for
+    # many nodes and for one
     quick: list[FilterPasses] | None = None
+    one: list[FilterRow] | None = None
 
 
 class ColumnMoves:
@@ -60,7 +65,8 @@ class ColumnMoves:
     docstring). ``of`` gives one only when every pod of ``pods`` may be judged so."""
 
     def __init__(self, checker: PredicateChecker, order: list[str], rows: np.ndarray,
-                 kinds: dict[Hashable, _Kind], vectors: dict[str, np.ndarray]) -> None:
+                 kinds: dict[Hashable, _Kind], vectors: dict[str, list[tuple[int, int]]]
+                 ) -> None:
         self._checker = checker
         self._kinds = kinds
         self._vectors = vectors
@@ -69,8 +75,10 @@ class ColumnMoves:
         self._count = self._adjusted.table.pod_count
         self._order = order
         self._rows = rows  # the table row of each node of the order
+        self._row_list: list[int] = rows.tolist()
         self._position = {n: i for i, n in enumerate(order)}
         self._open = np.ones(len(order), dtype=bool)  # nodes pods may go to
+        self._open_list = [True] * len(order)
 
     @classmethod
     def of(cls, checker: PredicateChecker, order: list[str], pods: Iterable[Pod]
@@ -100,10 +108,12 @@ class ColumnMoves:
                 return None
             kinds[key] = _Kind(fwk, ask, state, np.zeros(0, dtype=bool))
         table = snap.table
-        vectors = {p.uid: table.request_vectors.vector(ask).copy() for p, ask in asked}
-        width = len(table.resources)  # the vectors made last are the widest
-        vectors = {u: v if len(v) == width else np.pad(v, (0, width - len(v)))
-                   for u, v in vectors.items()}
+        # a pod's requests as (resource row, quantity), of the resources it requests (a
+        # row stays where it is as the table gains resources)
+        vectors = {}
+        for p, ask in asked:
+            v = table.request_vectors.vector(ask)
+            vectors[p.uid] = [(r, int(v[r])) for r in np.flatnonzero(v).tolist()]
         rows = np.array(got, dtype=np.int64)
         for kind in kinds.values():
             by_columns = {p.name for p in kind.fwk.filter if p.filter_reads == READS_RESOURCES}
@@ -114,6 +124,9 @@ class ColumnMoves:
             running = [p for p in kind.fwk.filter if p.name not in kind.columns.skip_filter]
             if all(isinstance(p, FilterPasses) for p in running):
                 kind.quick = cast(list[FilterPasses], running)
+            if all(isinstance(p, FilterRow) for p in running):
+                kind.one = cast(list[FilterRow], running)
+            kind.passing = kind.passes.tolist()
         return cls(checker, order, rows, kinds, vectors)
 
     def move(self, node: str, movers: list[Pod], start: dict[Hashable, int]
@@ -126,7 +139,7 @@ class ColumnMoves:
         here = self._position[node]
         for p in movers:
             self._place(p, here, -1)
-        self._open[here] = False
+        self._open[here] = self._open_list[here] = False
         before = dict(start)
         moved: list[tuple[Pod, int]] = []
         checker, kinds = self._checker, self._kinds
@@ -139,7 +152,7 @@ class ColumnMoves:
                     self._place(q, there, -1)
                 for q in movers:
                     self._place(q, here, 1)
-                self._open[here] = True
+                self._open[here] = self._open_list[here] = True
                 start.clear()
                 start.update(before)
                 return f"pod {p.key} fits on no other node", []
@@ -149,21 +162,43 @@ class ColumnMoves:
 
     def _place(self, pod: Pod, at: int, sign: int) -> None:
         """``pod`` added to (``sign`` 1) or taken off (-1) the node at ``at`` in the order."""
-        vec = self._vectors[pod.uid]
-        row = self._rows[at]
-        self._requested[:len(vec), row] += sign * vec
+        row = self._row_list[at]
+        requested = self._requested
+        for r, q in self._vectors[pod.uid]:
+            requested[r, row] += sign * q
         self._count[row] += sign
 
     def _first(self, kind: _Kind, begin: int) -> int | None:
         """The position in the order of the first node from ``begin`` on that stays and
-        fits a pod of ``kind``, or None."""
-        at = begin + np.flatnonzero(kind.passes[begin:] & self._open[begin:])
-        for chunk in (at[:_CHUNK], at[_CHUNK:]):
+        fits a pod of ``kind``, or None: the first few nodes one by one (a pod mostly fits
+        the one at its cursor, or the next), then the others, a few at a time and then
+        all at once."""
+        passing, open_, rows = kind.passing, self._open_list, self._row_list
+        end = min(begin + _SCAN, len(rows))
+        for at in range(begin, end):
+            if passing[at] and open_[at] and self._fits(kind, rows[at]):
+                return at
+        at_ = end + np.flatnonzero(kind.passes[end:] & self._open[end:])
+        for chunk in (at_[:_CHUNK], at_[_CHUNK:]):
             if len(chunk):
                 fits = np.flatnonzero(self._fit(kind, self._rows[chunk]))
                 if len(fits):
                     return int(chunk[fits[0]])
         return None
+
+    def _fits(self, kind: _Kind, row: int) -> bool:
+        """``_fit`` for one row."""
+        if kind.one is not None:
+            view = self._adjusted.view()
+            for p in kind.one:
+                passes = p.filter_row(kind.columns, kind.pod, view, row)
+                if passes is None:
+                    break
+                if not passes:
+                    return False
+            else:
+                return True
+        return bool(self._fit(kind, np.array([row], dtype=np.int64))[0])
 
     def _fit(self, kind: _Kind, rows: np.ndarray) -> np.ndarray:
         """Whether a pod of ``kind`` fits each of the table's ``rows``, judged by the

@@ -292,6 +292,16 @@ class FilterPasses(Protocol):
 
 
 @runtime_checkable
+class FilterRow(Protocol):
+    """Filter's verdict alone on one row of the node table, read from the table (which a
+    caller may have changed, as ``FilterBatch``'s callers do): for callers that try a few
+    nodes in turn (None: ``filter_batch`` must answer; it reports the error)."""
+
+    def filter_row(self, state: CycleState, pod: Pod, snapshot: Snapshot, row: int
+                   ) -> bool | None: ...
+
+
+@runtime_checkable
 class ScoreBatch(Protocol):
     """Score's batch form: int64 raw scores for the node-table rows ``idx``."""
 

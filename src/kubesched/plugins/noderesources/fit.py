@@ -26,7 +26,7 @@ resources DeviceClasses back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,8 +147,8 @@ def _fits_checks(requests: dict[str, int], ignored: frozenset[str],
     return tuple(checks)
 
 
-def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int],
-                 requested: dict[str, int], num_pods: int, dra_backed: tuple[bool, ...] = ()
+def fits_request(checks: tuple[tuple[str, int], ...], allocatable: Mapping[str, int],
+                 requested: Mapping[str, int], num_pods: int, dra_backed: tuple[bool, ...] = ()
                  ) -> tuple[list[str], bool]:
     """Upstream ``fitsRequest``: (reasons, unresolvable) for one node."""
     reasons: list[str] = []
@@ -164,6 +164,38 @@ def fits_request(checks: tuple[tuple[str, int], ...], allocatable: dict[str, int
             if q > alloc:
                 unresolvable = True
     return reasons, unresolvable
+
+
+class _Column(Mapping[str, int]):
+    """One row's column of a node table (``alloc`` or ``requested``) read as a node's
+    resource dict; ``pods``, when given, is what it holds for "pods" (the row's allowed
+    pods: the table keeps them apart)."""
+
+    __slots__ = ("_index", "_matrix", "_pods", "_row")
+
+    def __init__(self, table: NodeTable, matrix: np.ndarray, row: int,
+                 pods: int | None = None) -> None:
+        self._index, self._matrix, self._row, self._pods = table.res_index, matrix, row, pods
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name == PODS and self._pods is not None:
+            return self._pods
+        r = self._index.get(name)
+        return default if r is None else int(self._matrix[r, self._row])
+
+    def __getitem__(self, name: str) -> int:
+        got = self.get(name)
+        if got is None:
+            raise KeyError(name)
+        return int(got)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._index
+        if self._pods is not None:
+            yield PODS
+
+    def __len__(self) -> int:
+        return len(self._index) + (self._pods is not None)
 
 
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
@@ -282,6 +314,20 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             fails.append(fail)
             unresolvable |= fail & (q > a)
         return fails, unresolvable
+
+    def filter_row(self, state: CycleState, pod: Pod, snapshot: Snapshot, row: int
+                   ) -> bool | None:
+        """Whether the table's row ``row`` passes, read from its columns as the per-node
+        form reads a NodeInfo (None: no PreFilter state, an error ``filter_batch``
+        reports)."""
+        s = self._read_pre_filter(state)
+        if s is None:
+            return None
+        t = snapshot.table
+        alloc = _Column(t, t.alloc, row, int(t.allowed_pods[row]))
+        reasons, _ = fits_request(s.checks, alloc, _Column(t, t.requested, row),
+                                  int(t.pod_count[row]), s.dra_backed)
+        return not reasons
 
     def filter_passes(self, state: CycleState, pod: Pod, snapshot: Snapshot,
                       idx: np.ndarray) -> np.ndarray | None:
