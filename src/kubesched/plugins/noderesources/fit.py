@@ -26,7 +26,7 @@ resources DeviceClasses back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,38 +166,6 @@ def fits_request(checks: tuple[tuple[str, int], ...], allocatable: Mapping[str, 
     return reasons, unresolvable
 
 
-class _Column(Mapping[str, int]):
-    """One row's column of a node table (``alloc`` or ``requested``) read as a node's
-    resource dict; ``pods``, when given, is what it holds for "pods" (the row's allowed
-    pods: the table keeps them apart)."""
-
-    __slots__ = ("_index", "_matrix", "_pods", "_row")
-
-    def __init__(self, table: NodeTable, matrix: np.ndarray, row: int,
-                 pods: int | None = None) -> None:
-        self._index, self._matrix, self._row, self._pods = table.res_index, matrix, row, pods
-
-    def get(self, name: str, default: Any = None) -> Any:
-        if name == PODS and self._pods is not None:
-            return self._pods
-        r = self._index.get(name)
-        return default if r is None else int(self._matrix[r, self._row])
-
-    def __getitem__(self, name: str) -> int:
-        got = self.get(name)
-        if got is None:
-            raise KeyError(name)
-        return int(got)
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._index
-        if self._pods is not None:
-            yield PODS
-
-    def __len__(self) -> int:
-        return len(self._index) + (self._pods is not None)
-
-
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
 
@@ -324,9 +292,14 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if s is None:
             return None
         t = snapshot.table
-        alloc = _Column(t, t.alloc, row, int(t.allowed_pods[row]))
-        reasons, _ = fits_request(s.checks, alloc, _Column(t, t.requested, row),
-                                  int(t.pod_count[row]), s.dra_backed)
+        names = t.resources
+        alloc = dict(zip(names, t.alloc[:, row].tolist(), strict=True))
+        alloc[PODS] = int(t.allowed_pods[row])
+        # (a table whose requested column is older than its last resource: no pod on any
+        # node requests that one)
+        requested = dict(zip(names, t.requested[:, row].tolist(), strict=False))
+        reasons, _ = fits_request(s.checks, alloc, requested, int(t.pod_count[row]),
+                                  s.dra_backed)
         return not reasons
 
     def filter_passes(self, state: CycleState, pod: Pod, snapshot: Snapshot,
