@@ -23,9 +23,9 @@ reads pods, whenever it finds any; then this form is not taken.)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,8 +33,9 @@ from kubesched.api.types import Pod
 from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.framework.adjusted import AdjustedSnapshot
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.interface import READS_RESOURCES, FilterPasses, FilterRow
+from kubesched.framework.interface import READS_RESOURCES
 from kubesched.framework.runtime import Framework
+from kubesched.framework.snapshot import Snapshot
 
 # the nodes from the cursor on tried one by one (most pods fit one of them), then the
 # nodes judged at once first, before all the others
@@ -55,9 +56,10 @@ class _Kind:
     # the same as a list (read one node at a time)
     passing: list[bool] = field(default_factory=list)
     # the plugins that read the columns, when each says which nodes pass without why, for
-    # many nodes and for one
-    quick: list[FilterPasses] | None = None
-    one: list[FilterRow] | None = None
+    # many nodes (``FilterPasses``) and for one (``FilterRow``)
+    quick: list[Callable[[CycleState, Pod, Snapshot, np.ndarray], np.ndarray | None]] | None \
+        = None
+    one: list[Callable[[CycleState, Pod, Snapshot, int], bool | None]] | None = None
 
 
 class ColumnMoves:
@@ -111,9 +113,14 @@ class ColumnMoves:
         # a pod's requests as (resource row, quantity), of the resources it requests (a
         # row stays where it is as the table gains resources)
         vectors = {}
+        alike: dict[tuple[tuple[str, int], ...], list[tuple[int, int]]] = {}
         for p, ask in asked:
-            v = table.request_vectors.vector(ask)
-            vectors[p.uid] = [(r, int(v[r])) for r in np.flatnonzero(v).tolist()]
+            contents = tuple(ask.requests.items())
+            sparse = alike.get(contents)
+            if sparse is None:
+                v = table.request_vectors.vector(ask)
+                sparse = alike[contents] = [(r, int(v[r])) for r in np.flatnonzero(v).tolist()]
+            vectors[p.uid] = sparse
         rows = np.array(got, dtype=np.int64)
         for kind in kinds.values():
             by_columns = {p.name for p in kind.fwk.filter if p.filter_reads == READS_RESOURCES}
@@ -122,10 +129,11 @@ class ColumnMoves:
             kind.passes = kind.fwk.filter_batch(static, kind.pod, snap, rows).codes == 0
             kind.columns.skip_filter |= {p.name for p in kind.fwk.filter} - by_columns
             running = [p for p in kind.fwk.filter if p.name not in kind.columns.skip_filter]
-            if all(isinstance(p, FilterPasses) for p in running):
-                kind.quick = cast(list[FilterPasses], running)
-            if all(isinstance(p, FilterRow) for p in running):
-                kind.one = cast(list[FilterRow], running)
+            # (the Protocols' methods looked up by name: isinstance on a Protocol is slow)
+            quick = [getattr(p, "filter_passes", None) for p in running]
+            one = [getattr(p, "filter_row", None) for p in running]
+            kind.quick = None if None in quick else cast(list[Any], quick)
+            kind.one = None if None in one else cast(list[Any], one)
             kind.passing = kind.passes.tolist()
         return cls(checker, order, rows, kinds, vectors)
 
@@ -191,7 +199,7 @@ class ColumnMoves:
         if kind.one is not None:
             view = self._adjusted.view()
             for p in kind.one:
-                passes = p.filter_row(kind.columns, kind.pod, view, row)
+                passes = p(kind.columns, kind.pod, view, row)
                 if passes is None:
                     break
                 if not passes:
@@ -207,7 +215,7 @@ class ColumnMoves:
         if kind.quick is not None:
             fit = np.ones(len(rows), dtype=bool)
             for p in kind.quick:
-                passes = p.filter_passes(kind.columns, kind.pod, view, rows)
+                passes = p(kind.columns, kind.pod, view, rows)
                 if passes is None:
                     break
                 fit &= passes
