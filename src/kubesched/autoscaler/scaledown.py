@@ -21,7 +21,6 @@ from typing import Any
 
 from kubesched.api.nodegroups import GROUP_LABEL, NodeGroup
 from kubesched.api.policy import PodDisruptionBudget
-from kubesched.api.resources import pod_requests
 from kubesched.api.selectors import label_selector_matches
 from kubesched.api.types import Node, Pod
 from kubesched.autoscaler.checker import PredicateChecker
@@ -67,7 +66,7 @@ def utilization(node: Node, pods: Iterable[Pod]) -> float:
         return 0.0
     used = dict.fromkeys(names, 0)
     for pod in pods:
-        req = pod_requests(pod)
+        req = pod.requests  # (PodRequests, as parsed)
         for r in names:
             used[r] += req.get(r, 0)
     return max(used[r] / alloc[r] for r in names)

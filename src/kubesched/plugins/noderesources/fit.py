@@ -292,14 +292,11 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if s is None:
             return None
         t = snapshot.table
-        names = t.resources
-        alloc = dict(zip(names, t.alloc[:, row].tolist(), strict=True))
-        alloc[PODS] = int(t.allowed_pods[row])
         # (a table whose requested column is older than its last resource: no pod on any
         # node requests that one)
-        requested = dict(zip(names, t.requested[:, row].tolist(), strict=False))
-        reasons, _ = fits_request(s.checks, alloc, requested, int(t.pod_count[row]),
-                                  s.dra_backed)
+        requested = dict(zip(t.resources, t.requested[:, row].tolist(), strict=False))
+        reasons, _ = fits_request(s.checks, snapshot.node_infos[row].allocatable, requested,
+                                  int(t.pod_count[row]), s.dra_backed)
         return not reasons
 
     def filter_passes(self, state: CycleState, pod: Pod, snapshot: Snapshot,
