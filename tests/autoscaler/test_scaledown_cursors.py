@@ -5,7 +5,9 @@ every node."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -13,8 +15,8 @@ from hypothesis import strategies as st
 
 from kubesched.api.parse import parse_node, parse_pod
 from kubesched.api.types import Pod, bound_copy
-from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler import column_moves
+from kubesched.autoscaler.checker import PredicateChecker
 from kubesched.autoscaler.column_moves import ColumnMoves
 from kubesched.autoscaler.scaledown import scale_down
 from kubesched.config import default_config, load_config
@@ -83,9 +85,11 @@ def _held(checker: PredicateChecker) -> dict[str, tuple[list[str], list[int]]]:
 
 
 def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: bool,
-                columns: bool | None = None) -> tuple[list[str], dict[str, str]]:
+                columns: bool | None = None, *, force_checker: bool = False
+                ) -> tuple[list[str], dict[str, str]]:
     """``scale_down``'s answer; ``columns``: whether the moves must (True) or must not
-    (False) be column changes (``ColumnMoves``). The checker is left as it was."""
+    (False) be column changes (``ColumnMoves``); ``force_checker``: asked of the checker
+    even so. The checker is left as it was."""
     checker = PredicateChecker(default_config(), {}, {})
     for n in nodes:
         checker.add_node(n)
@@ -100,7 +104,9 @@ def _scale_down(nodes: list[Any], pods: list[Pod], groups: list[Any], cursors: b
         took = ColumnMoves.of(checker, [n.name for n in nodes], pods) is not None
         assert took == columns
     before = _held(checker)
-    res = scale_down(nodes, on, groups, {"g": 100}, [], pods, {}, checker)
+    with mock.patch.object(ColumnMoves, "of", return_value=None) if force_checker \
+            else contextlib.nullcontext():
+        res = scale_down(nodes, on, groups, {"g": 100}, [], pods, {}, checker)
     assert _held(checker) == before
     return res.removed, res.kept
 
@@ -165,8 +171,10 @@ def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int,
     @given(cluster=clusters)
     def check(cluster: tuple[list[Any], list[Any]]) -> None:
         nodes, pods = _fitting(cluster, COLUMN_SHAPES)
-        assert _scale_down(nodes, pods, groups, True, columns=True) == _scale_down(
-            nodes, pods, groups, False, columns=False)
+        got = _scale_down(nodes, pods, groups, True, columns=True)
+        assert got == _scale_down(nodes, pods, groups, False, columns=False)
+        # and as the checker answers them with its cursors
+        assert got == _scale_down(nodes, pods, groups, True, force_checker=True)
 
     was = column_moves._SCAN, column_moves._CHUNK
     column_moves._SCAN, column_moves._CHUNK = scan, chunk
@@ -346,3 +354,21 @@ def test_pods_moved_as_columns_go_only_where_their_other_filters_let_them(
         [], {"a": "pod default/p fits on no other node"})
     c = _named_node("c", 8, False, disk="ssd")
     assert _scale_down([a, b, c], [p], groups, True, columns=True) == (["a"], {})
+
+
+@pytest.mark.parametrize("force_checker", [False, True])
+def test_a_failed_candidate_keeps_the_pods_moved_onto_it(groups: list[Any],
+                                                         force_checker: bool) -> None:
+    # Order a, b, c, d; a, c, d candidates; b (4 cpu, dest=yes) is full. a's m (1 cpu)
+    # goes to c (8 cpu, dest=yes, holding x: 3), leaving 4 free there. c's x, which selects
+    # dest=yes, then fits nowhere: c stays, holding x and m. d's y (4.5 cpu) does not fit
+    # c's 4: d stays too. (Were m put back where it came from, c would show 5 free and
+    # take y.)
+    dest = {"nodeSelector": {"dest": "yes"}}
+    nodes = [_named_node("a", 8, True), _named_node("b", 4, False, dest="yes"),
+             _named_node("c", 8, True, dest="yes"), _named_node("d", 10, True)]
+    pods = [_plain("m", "a", "1"), _plain("fill", "b", "4"), _plain("x", "c", "3", **dest),
+            _plain("y", "d", "4500m")]
+    got = _scale_down(nodes, pods, groups, True, force_checker=force_checker)
+    assert got == (["a"], {"c": "pod default/x fits on no other node",
+                           "d": "pod default/y fits on no other node"})

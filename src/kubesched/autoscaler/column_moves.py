@@ -10,8 +10,9 @@ kept in an ``AdjustedSnapshot``'s columns (``framework/adjusted.py``), and a que
 
 - the verdicts of the plugins that read the node alone: they do not change while pods move,
   so they are one mask per pod signature, worked out once, and
-- the verdicts of the plugins that read the columns: their batch forms on the changed
-  columns, over the nodes the mask lets through, in the order asked, a few at a time.
+- the verdicts of the plugins that read the columns, on the changed columns, over the
+  nodes the mask lets through in the order asked: the first few one by one (``FilterRow``),
+  then a few at once, then the rest (``FilterPasses``, else their batch forms).
 
 Pods of one signature get the same PreFilter and Filter verdicts over the same cluster
 (``Framework.filter_signature``), so one PreFilter per signature serves them all; and with

@@ -228,8 +228,8 @@ class _Cursors:
 
 def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateChecker,
           cursors: _Cursors) -> tuple[str | None, list[tuple[Pod, str]]]:
-    """Places ``movers`` on the other nodes that stay (copies bound there) and removes
-    ``node`` from ``checker``: (None, [(pod, node it went to)]); or, when one does not fit,
+    """Places ``movers`` on the other nodes that stay and removes ``node`` from
+    ``checker``: (None, [(pod's copy bound there, that node)]); or, when one does not fit,
     leaves ``checker`` as it was and says which: (reason, [])."""
     for p in movers:
         checker.remove_pod(p)
@@ -259,7 +259,7 @@ def _move(node: Node, movers: list[Pod], removed: set[str], checker: PredicateCh
                 checker.add_pod(q)
             cursors.start = before
             return f"pod {p.key} fits on no other node", []
-        checker.add_moved(p, target)
-        moved.append((p, target))
+        # (the copy, bound there: put back on this node should a later removal of it fail)
+        moved.append((checker.add_moved(p, target), target))
     checker.remove_node(node, later=True)
     return None, moved
