@@ -411,3 +411,48 @@ def test_a_sweeps_bad_autoscaler_is_refused_naming_the_field(tmp_path: Path, ent
     assert out.exit_code == 2, out.output
     assert out.stderr.startswith(f"error: {tmp_path / 'sweep.yaml'}: field {fld}: ")
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_scale_down_as_column_changes_decides_as_the_checker(
+        tmp_path: Path, seed: int) -> None:
+    # A few hours of pods that come and go on two groups, so that nodes are added, become
+    # underused, and have their pods moved in the scale-down simulation, loop after loop.
+    # Every pod is judged on its node and columns only, so the simulation moves them as
+    # column changes (``ColumnMoves``); asked of the checker instead (the mirror it keeps
+    # across loops edited and put back at each), the run must be the same.
+    import random
+    from unittest import mock
+
+    from kubesched.autoscaler.column_moves import ColumnMoves
+
+    rng = random.Random(seed)
+    safe = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
+    docs: list[dict[str, Any]] = [group("small", "4", 8), group("big", "8", 4, priority=1),
+                                  node("small-0", "4", "small")]
+    for i in range(120):
+        p = pod(f"p{i:03d}", f"{rng.choice([250, 500, 1000, 1500])}m",
+                arrival=round(rng.uniform(0, 4 * 3600), 1))
+        p["metadata"]["annotations"].update(safe)
+        p["metadata"]["annotations"]["kubesched.io/duration"] = str(rng.randint(300, 5400))
+        docs.append(p)
+
+    moves = 0
+    real_move = ColumnMoves.move
+
+    def counted(self: ColumnMoves, *a: Any, **k: Any) -> Any:
+        nonlocal moves
+        got = real_move(self, *a, **k)
+        moves += len(got[1])
+        return got
+
+    with mock.patch.object(ColumnMoves, "move", counted):
+        _s, columns, ca_columns, _d = run(tmp_path, docs)
+    assert moves > 0 and ca_columns.scale_downs  # pods were moved, nodes went
+    with mock.patch.object(ColumnMoves, "of", return_value=None):
+        _s, checker, ca_checker, _d = run(tmp_path, docs)
+    assert [(r.key, r.node, r.time) for r in columns.records] == [
+        (r.key, r.node, r.time) for r in checker.records]
+    assert ca_columns.scale_ups == ca_checker.scale_ups
+    assert ca_columns.scale_downs == ca_checker.scale_downs
+    assert ca_columns.unremovable == ca_checker.unremovable
