@@ -159,13 +159,14 @@ COLUMN_SHAPES = [i for i, (_, port, disk) in enumerate(SHAPES) if not port and d
                  and disk != "spread"]
 
 
-@pytest.mark.parametrize("scan,chunk", [(4, 16), (0, 1), (1, 3)])
-def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int,
+@pytest.mark.parametrize("scan,walk,chunk", [(4, 64, 16), (0, 64, 1), (1, 64, 3),
+                                             (2, 3, 2)])
+def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int, walk: int,
                                                   chunk: int) -> None:
     """Pods judged on the node and its columns only: moved as column changes
     (``ColumnMoves``), the same nodes go and stay, for the same reasons, as with every
     pod asked of the checker over every node — however many nodes are tried one by one
-    and in the first batch (``_SCAN``, ``_CHUNK``)."""
+    and among how many nodes, and in the first batch (``_SCAN``, ``_WALK``, ``_CHUNK``)."""
 
     @settings(max_examples=300, deadline=None, derandomize=True, database=None)
     @given(cluster=clusters)
@@ -176,12 +177,12 @@ def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int,
         # and as the checker answers them with its cursors
         assert got == _scale_down(nodes, pods, groups, True, force_checker=True)
 
-    was = column_moves._SCAN, column_moves._CHUNK
-    column_moves._SCAN, column_moves._CHUNK = scan, chunk
+    was = column_moves._SCAN, column_moves._WALK, column_moves._CHUNK
+    column_moves._SCAN, column_moves._WALK, column_moves._CHUNK = scan, walk, chunk
     try:
         check()
     finally:
-        column_moves._SCAN, column_moves._CHUNK = was
+        column_moves._SCAN, column_moves._WALK, column_moves._CHUNK = was
 
 
 def _plain(name: str, node: str, cpu: str, **spec: Any) -> Pod:

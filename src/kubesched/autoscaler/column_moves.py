@@ -38,9 +38,10 @@ from kubesched.framework.interface import READS_RESOURCES
 from kubesched.framework.runtime import Framework
 from kubesched.framework.snapshot import Snapshot
 
-# the nodes from the cursor on tried one by one (most pods fit one of them), then the
-# nodes judged at once first, before all the others
+# the nodes from the cursor on tried one by one (most pods fit one of them), among the nodes
+# walked past one by one at most, then the nodes judged at once first, before all the others
 _SCAN = 4
+_WALK = 64
 _CHUNK = 16
 
 
@@ -183,10 +184,14 @@ class ColumnMoves:
         the one at its cursor, or the next), then the others, a few at a time and then
         all at once."""
         passing, open_, rows = kind.passing, self._open_list, self._row_list
-        end = min(begin + _SCAN, len(rows))
-        for at in range(begin, end):
-            if passing[at] and open_[at] and self._fits(kind, rows[at]):
-                return at
+        end, walk = begin, min(begin + _WALK, len(rows))
+        tried = 0
+        while end < walk and tried < _SCAN:
+            if passing[end] and open_[end]:
+                if self._fits(kind, rows[end]):
+                    return end
+                tried += 1
+            end += 1
         at_ = end + np.flatnonzero(kind.passes[end:] & self._open[end:])
         for chunk in (at_[:_CHUNK], at_[_CHUNK:]):
             if len(chunk):
