@@ -14,7 +14,9 @@ names; a per-node plugin is all it takes::
 Its constructor may take nothing, ``args`` (its ``pluginConfig`` args), ``handle``, or both.
 The optional capabilities are Protocols the framework resolves once per plugin when a profile
 is built: ``FilterBatch``, ``ScoreBatch``, ``NormalizeScore``, ``EnqueueExtensions``,
-``FrameworkAware``, ``PostFilterDecide``, ``PodSigner``. See docs/plugins.md.
+``FrameworkAware``, ``PostFilterDecide``, ``PodSigner``; and for a Filter that reads only the
+node table's columns, ``FilterPasses`` and ``FilterRow`` (which the autoscaler's scale-down
+simulation looks up when it asks). See docs/plugins.md.
 """
 
 from kubesched.framework.cycle_state import CycleState
@@ -32,7 +34,9 @@ from kubesched.framework.interface import (
     BindPlugin,
     EnqueueExtensions,
     FilterBatch,
+    FilterPasses,
     FilterPlugin,
+    FilterRow,
     FrameworkAware,
     NodeList,
     NormalizeScore,
@@ -69,7 +73,9 @@ __all__ = [
     "CycleState",
     "EnqueueExtensions",
     "FilterBatch",
+    "FilterPasses",
     "FilterPlugin",
+    "FilterRow",
     "FrameworkAware",
     "Handle",
     "NodeInfo",
