@@ -159,14 +159,24 @@ COLUMN_SHAPES = [i for i, (_, port, disk) in enumerate(SHAPES) if not port and d
                  and disk != "spread"]
 
 
-@pytest.mark.parametrize("scan,walk,chunk", [(4, 64, 16), (0, 64, 1), (1, 64, 3),
-                                             (2, 3, 2)])
+@pytest.mark.parametrize("scan,walk,chunk,quick", [
+    (4, 64, 16, True), (0, 64, 1, True), (1, 64, 3, True), (2, 3, 2, True),
+    (2, 3, 2, False)])
 def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int, walk: int,
-                                                  chunk: int) -> None:
+                                                  chunk: int, quick: bool) -> None:
     """Pods judged on the node and its columns only: moved as column changes
     (``ColumnMoves``), the same nodes go and stay, for the same reasons, as with every
     pod asked of the checker over every node — however many nodes are tried one by one
-    and among how many nodes, and in the first batch (``_SCAN``, ``_WALK``, ``_CHUNK``)."""
+    and among how many nodes, and in the first batch (``_SCAN``, ``_WALK``, ``_CHUNK``),
+    and whether the plugins' verdict-only forms (``filter_passes``, ``filter_row``) or
+    their batch forms answer."""
+    real_of = ColumnMoves.of.__func__  # type: ignore[attr-defined]
+
+    def without_quick_forms(cls: type[ColumnMoves], *a: Any) -> ColumnMoves | None:
+        got = real_of(cls, *a)
+        for kind in (got._kinds.values() if got is not None else ()):
+            kind.quick = kind.one = None
+        return got  # type: ignore[no-any-return]
 
     @settings(max_examples=300, deadline=None, derandomize=True, database=None)
     @given(cluster=clusters)
@@ -180,7 +190,9 @@ def test_moves_as_column_changes_change_no_answer(groups: list[Any], scan: int, 
     was = column_moves._SCAN, column_moves._WALK, column_moves._CHUNK
     column_moves._SCAN, column_moves._WALK, column_moves._CHUNK = scan, walk, chunk
     try:
-        check()
+        with contextlib.nullcontext() if quick else mock.patch.object(
+                ColumnMoves, "of", classmethod(without_quick_forms)):
+            check()
     finally:
         column_moves._SCAN, column_moves._WALK, column_moves._CHUNK = was
 

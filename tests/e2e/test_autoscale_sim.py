@@ -13,14 +13,17 @@ instant are helped at the next loop. "1" cpu is 1000m; memory is never short her
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
 from kubesched.api.scenario import load_scenario
+from kubesched.autoscaler.column_moves import ColumnMoves
 from kubesched.autoscaler.options import AutoscalerOptions
 from kubesched.autoscaler.simulated import AutoscaleSummary, ClusterAutoscaler, attach
 from kubesched.backends.sim.cluster import SimCluster, SimResult
@@ -421,11 +424,6 @@ def test_the_scale_down_as_column_changes_decides_as_the_checker(
     # Every pod is judged on its node and columns only, so the simulation moves them as
     # column changes (``ColumnMoves``); asked of the checker instead (the mirror it keeps
     # across loops edited and put back at each), the run must be the same.
-    import random
-    from unittest import mock
-
-    from kubesched.autoscaler.column_moves import ColumnMoves
-
     rng = random.Random(seed)
     safe = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
     docs: list[dict[str, Any]] = [group("small", "4", 8), group("big", "8", 4, priority=1),
