@@ -5,7 +5,7 @@ implement all of it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from kubesched.api.dra.types import ResourceClaim
@@ -87,3 +87,13 @@ class Backend(Protocol):
     def update_pod_extended_resource_claim_status(
             self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
         """Patch ``status.extendedResourceClaimStatus`` of ``pod``."""
+
+
+class FailureReports(Protocol):
+    """A Backend's optional form for many failures at once (replayed failures sharing a
+    step), looked up by name: for each ``(pod, condition, nomination, message)`` in turn, the
+    FailedScheduling Warning event with ``message`` and ``update_pod_status(pod, condition,
+    nomination)``. The scheduler calls the per-pod methods when it is missing."""
+
+    def failed_scheduling(self, failures: Sequence[tuple[Pod, PodCondition, str | None, str]]
+                          ) -> None: ...

@@ -212,11 +212,41 @@ class _Pool(dict[str, QueuedPodInfo]):
         self.version += 1
         dict.__setitem__(self, key, value)
         self._count(key, value)
+        self._by_time_push(((value.timestamp, next(self._inserted), key, value),))
+
+    def add_all(self, qpis: Sequence[QueuedPodInfo]) -> None:
+        """``self[uid] = qpi`` for each of ``qpis`` in turn, none of which is in the pool."""
+        if not qpis:
+            return
+        self.version += 1
+        by, keys_of, counted, profiles = self.by_plugin, self._keys, self._counted, self._profiles
+        inserted = self._inserted
+        entries = []
+        for qpi in qpis:
+            key = qpi.pod.uid
+            dict.__setitem__(self, key, qpi)
+            name = qpi.pod.spec.scheduler_name
+            pending = qpi.pending_plugins
+            plugins = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
+            memo = (name, *plugins)
+            keys = keys_of.get(memo)
+            if keys is None:
+                keys = keys_of[memo] = tuple((name, p) for p in plugins)
+            for k in keys:
+                by[k] = by.get(k, 0) + 1
+            special = qpi.gated or not plugins or name not in profiles
+            self.special += special
+            counted[key] = (keys, special)
+            entries.append((qpi.timestamp, next(inserted), key, qpi))
+        self._by_time_push(entries)
+
+    def _by_time_push(self, entries: Iterable[tuple[float, int, str, QueuedPodInfo]]) -> None:
         heap = self._by_time
         if len(heap) > 2 * len(self) + self._heap_slack:
             heap[:] = [e for e in heap if self.get(e[2]) is e[3] and e[3].timestamp == e[0]]
             heapq.heapify(heap)
-        heapq.heappush(heap, (value.timestamp, next(self._inserted), key, value))
+        for entry in entries:
+            heapq.heappush(heap, entry)
 
     def __delitem__(self, key: str) -> None:
         self.version += 1
@@ -765,11 +795,15 @@ class SchedulingQueue:
 
     def done(self, uid: str) -> None:
         """End of in-flight for ``uid`` (upstream ``Done``); events nobody needs are pruned."""
-        rec = self._in_flight.pop(uid, None)
-        if rec is None:
-            return
-        self._log[rec[0] - self._log_base] = None
-        log = self._log
+        self._done_all((uid,))
+
+    def _done_all(self, uids: Iterable[str]) -> None:
+        """``done`` for each of ``uids``."""
+        in_flight, log, base = self._in_flight, self._log, self._log_base
+        for uid in uids:
+            rec = in_flight.pop(uid, None)
+            if rec is not None:
+                log[rec[0] - base] = None
         while log and (log[0] is None or isinstance(log[0], InFlightEvent)):
             log.popleft()
             self._log_base += 1
@@ -885,12 +919,16 @@ class SchedulingQueue:
         many were added."""
         pool, in_flight = self._unschedulable, self._in_flight
         active, backoff, error_backoff = self._active, self._backoff, self._error_backoff
-        now = self.clock.now()
+        now, seq = self.clock.now(), self._seq
         added = 0
+        # the pods going straight to the pool, added together before any other move (which
+        # may add to the pool too); in-flight ends all at once, as nothing reads it between
+        waiting: list[QueuedPodInfo] = []
+        ended: list[str] = []
         for qpi in qpis:
             uid = qpi.pod.uid
+            ended.append(uid)
             if uid in pool or uid in active or uid in backoff or uid in error_backoff:
-                self.done(uid)
                 continue
             rejected = qpi.unschedulable_plugins or qpi.pending_plugins
             if not rejected:
@@ -899,15 +937,18 @@ class SchedulingQueue:
                 qpi.unschedulable_count += 1
                 qpi.consecutive_errors_count = 0
             qpi.timestamp = now
-            qpi.seq = next(self._seq)
+            qpi.seq = next(seq)
             qpi.backoff_expiration = None
             rec = in_flight.get(uid)
             if rejected and rec is not None and rec[0] > self._last_event:
-                pool[uid] = qpi  # no event reached it in flight: it waits for one
+                waiting.append(qpi)  # no event reached it in flight: it waits for one
             else:
+                pool.add_all(waiting)
+                waiting.clear()
                 self._requeue(qpi, self._determine_hint_for_in_flight(qpi), EVENT_FAILURE)
-            self.done(uid)
             added += 1
+        pool.add_all(waiting)
+        self._done_all(ended)
         return added
 
     def flush_backoff_completed(self) -> None:

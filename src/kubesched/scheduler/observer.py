@@ -5,6 +5,7 @@ attempts share a step."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,6 +20,15 @@ class Recorder(Protocol):
     """Observes attempts (the simulator's placement log, metrics)."""
 
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None: ...
+
+
+class FailedAttempts(Protocol):
+    """A Recorder's optional form for many failed attempts at once (replayed failures
+    sharing a step): ``attempt(pod, result, None, message)`` for each ``(pod, result,
+    message)`` in turn. The scheduler looks it up by name and calls ``attempt`` per pod when
+    it is missing."""
+
+    def failed_attempts(self, outcomes: Sequence[tuple[Pod, str, str]]) -> None: ...
 
 
 class StepSharing(Protocol):

@@ -481,9 +481,10 @@ class ScheduleOne(Algorithm):
 
     def _fail_pods(self, failures: list[tuple[QueuedPodInfo, Failed, str | None]]) -> None:
         """Each failure done to its pod: all back to the queue first, in turn, then each
-        one's nomination, event, condition and record. (Of several failures at once, as
-        replays are, none has a nomination to set or clear, so none of these reads what
-        the others' return to the queue changed.)"""
+        one's nomination, then each one's event and condition, then each one's record.
+        (Of several failures at once, as replays are, none has a nomination to set or
+        clear, so none of these reads what the others' earlier parts changed; the backend's
+        and the recorder's forms for many at once are used when they have them.)"""
         pending, queue, backend, recorder = self.pending, self.queue, self.backend, self.recorder
         back: list[QueuedPodInfo] = []
         told: list[tuple[Pod, Pod | None, Failed, str | None]] = []
@@ -501,13 +502,29 @@ class ScheduleOne(Algorithm):
                 current = None
             told.append((pod, current, failed, nominated))
         queue.add_unschedulable_all(back)
-        for pod, current, failed, nominated in told:
-            if current is not None:
-                queue.add_nominated_pod(current, nominated)
-            else:
+        node_of = queue.nominator.node_of
+        for pod, current, _failed, nominated in told:
+            if current is None:
                 queue.done(pod.uid)
-            backend.record_event(pod, "Warning", "FailedScheduling", failed.event_message)
-            backend.update_pod_status(pod, failed.condition, nominated)
-            if recorder is not None:
-                recorder.attempt(pod, "unschedulable" if failed.rejected else "error", None,
-                                 failed.message)
+            # (nothing to do: no pod is nominated and this one gets none)
+            elif node_of or nominated or (nominated is None
+                                          and current.status.nominated_node_name):
+                queue.add_nominated_pod(current, nominated)
+        reports = getattr(backend, "failed_scheduling", None)
+        if reports is not None:
+            reports([(pod, failed.condition, nominated, failed.event_message)
+                     for pod, _current, failed, nominated in told])
+        else:
+            for pod, _current, failed, nominated in told:
+                backend.record_event(pod, "Warning", "FailedScheduling", failed.event_message)
+                backend.update_pod_status(pod, failed.condition, nominated)
+        if recorder is None:
+            return
+        many = getattr(recorder, "failed_attempts", None)
+        if many is not None:
+            many([(pod, "unschedulable" if failed.rejected else "error", failed.message)
+                  for pod, _current, failed, _nominated in told])
+            return
+        for pod, _current, failed, _nominated in told:
+            recorder.attempt(pod, "unschedulable" if failed.rejected else "error", None,
+                             failed.message)

@@ -4,7 +4,7 @@ attempts as its ``Recorder``, events by reason, preemptions, and the run's resul
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,7 +122,7 @@ class Accounting:
 
     def attempt(self, pod: Pod, result: str, node: str | None, message: str | None) -> None:
         self.attempts += 1
-        if node is None and pod.key in self.explain_keys:
+        if node is None and self.explain_keys and pod.key in self.explain_keys:
             self._keep_attempt(pod)
         rec = self.records.get(pod.uid)
         if rec is None:
@@ -135,6 +135,24 @@ class Accounting:
             rec.node = node
         else:
             rec.message = message
+
+    def failed_attempts(self, outcomes: Sequence[tuple[Pod, str, str]]) -> None:
+        """``attempt(pod, result, None, message)`` for each, in turn."""
+        if self.explain_keys:
+            for pod, result, message in outcomes:
+                self.attempt(pod, result, None, message)
+            return
+        self.attempts += len(outcomes)
+        records, alive, now = self.records, self._alive, self._now()
+        for pod, _result, message in outcomes:
+            uid = pod.uid
+            rec = records.get(uid)
+            if rec is None:
+                continue
+            rec.attempts += 1
+            if alive(uid):
+                rec.time = now
+                rec.message = message
 
     def _keep_attempt(self, pod: Pod) -> None:
         """The cluster as this failed attempt saw it: references to the nodes and pods of
@@ -156,8 +174,8 @@ class Accounting:
 
     # what the API server tells
 
-    def event(self, reason: str) -> None:
-        self.event_counts[reason] = self.event_counts.get(reason, 0) + 1
+    def event(self, reason: str, n: int = 1) -> None:
+        self.event_counts[reason] = self.event_counts.get(reason, 0) + n
 
     def arrived(self, pod: Pod, now: float, refused: str | None = None, *,
                 unserved: bool = False) -> None:

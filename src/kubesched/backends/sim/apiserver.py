@@ -10,7 +10,7 @@ due, to the scheduler's informer side and to the controllers).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubesched.api.dra.store import dra_index, remove_claim, replace_claim, with_status
@@ -637,6 +637,23 @@ class ApiServer:
 
     def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
         self.accounting.event(reason)
+
+    def failed_scheduling(self, failures: Sequence[tuple[Pod, PodCondition, str | None, str]]
+                          ) -> None:
+        """``record_event`` and ``update_pod_status`` for each failure: the events are
+        counted, and a pod whose condition and nomination stay (a retry that failed as
+        before) is left as it is."""
+        self.accounting.event("FailedScheduling", len(failures))
+        pods = self.pods
+        for pod, condition, nominated, _message in failures:
+            current = pods.get(pod.uid)
+            if current is None:
+                continue
+            conds = current.status.conditions
+            if (conds and conds[-1] == condition and (
+                    nominated is None or nominated == current.status.nominated_node_name)):
+                continue
+            self.update_pod_status(pod, condition, nominated)
 
     def delete_pod(self, pod: Pod, reason: str) -> None:
         """Preemption's deletion of a victim (see ``delete``)."""

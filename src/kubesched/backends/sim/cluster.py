@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubesched.api.dra.store import devices_per_class, dra_index
@@ -233,6 +233,10 @@ class SimCluster:
 
     def record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
         self.api.record_event(pod, event_type, reason, message)
+
+    def failed_scheduling(self, failures: Sequence[tuple[Pod, PodCondition, str | None, str]]
+                          ) -> None:
+        self.api.failed_scheduling(failures)
 
     def delete_pod(self, pod: Pod, reason: str) -> None:
         self.api.delete_pod(pod, reason)

@@ -39,7 +39,7 @@ wake-up at once. docs/differences.md says where this departs from upstream.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -141,6 +141,24 @@ class Rounds:
             self._new_round(n, forget=True)
         if n == self._step_start:  # an attempt that saw a change it made belongs to no round
             self._tried_once(pod.uid, (node, message))
+
+    def failed_attempts(self, outcomes: Sequence[tuple[Pod, str, str]]) -> None:
+        """``attempt(pod, result, None, message)`` for each, in turn (none changes the
+        cluster, so the round is found once)."""
+        rec = self.recorder
+        if rec is not None:
+            many = getattr(rec, "failed_attempts", None)
+            if many is not None:
+                many(outcomes)
+            else:
+                for pod, result, message in outcomes:
+                    rec.attempt(pod, result, None, message)
+        n = self._outside()
+        if n != self._start:
+            self._new_round(n, forget=True)
+        if n == self._step_start:
+            for pod, _result, message in outcomes:
+                self._tried_once(pod.uid, (None, message))
 
     def step_started(self) -> None:
         self._step_start = self._outside()
