@@ -222,21 +222,29 @@ class _Pool(dict[str, QueuedPodInfo]):
         by, keys_of, counted, profiles = self.by_plugin, self._keys, self._counted, self._profiles
         inserted = self._inserted
         entries = []
+        # (a step's failures mostly share their plugins: their keys are looked up once)
+        last: tuple[str, set[str]] | None = None
+        keys: tuple[tuple[str, str], ...] = ()
+        special = False
         for qpi in qpis:
             key = qpi.pod.uid
             dict.__setitem__(self, key, qpi)
             name = qpi.pod.spec.scheduler_name
             pending = qpi.pending_plugins
             plugins = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
-            memo = (name, *plugins)
-            keys = keys_of.get(memo)
-            if keys is None:
-                keys = keys_of[memo] = tuple((name, p) for p in plugins)
+            if last is None or last[0] != name or last[1] != plugins:
+                last = (name, plugins)
+                memo = (name, *plugins)
+                got = keys_of.get(memo)
+                if got is None:
+                    got = keys_of[memo] = tuple((name, p) for p in plugins)
+                keys = got
+                special = not plugins or name not in profiles
             for k in keys:
                 by[k] = by.get(k, 0) + 1
-            special = qpi.gated or not plugins or name not in profiles
-            self.special += special
-            counted[key] = (keys, special)
+            gated = special or bool(qpi.gating_plugin)
+            self.special += gated
+            counted[key] = (keys, gated)
             entries.append((qpi.timestamp, next(inserted), key, qpi))
         self._by_time_push(entries)
 
@@ -260,6 +268,19 @@ class _Pool(dict[str, QueuedPodInfo]):
         got = dict.pop(self, key, *default)
         self._count(key, None)
         return got
+
+    def remove_all(self, keys: Iterable[str]) -> None:
+        """``pop(key, None)`` for each of ``keys`` (some)."""
+        self.version += 1
+        by, counted = self.by_plugin, self._counted
+        for key in keys:
+            if dict.pop(self, key, None) is None:
+                continue
+            old = counted.pop(key, None)
+            if old is not None:
+                for k in old[0]:
+                    by[k] -= 1
+                self.special -= old[1]
 
     def setdefault(self, key: str, default: QueuedPodInfo) -> QueuedPodInfo:
         if key not in self:
@@ -432,7 +453,7 @@ class SchedulingQueue:
             if self.pop_from_backoff:
                 exp = _truncate_ns(exp)
             qpi.backoff_expiration = exp / _NS
-        return _to_ns(qpi.backoff_expiration)
+        return round(qpi.backoff_expiration * _NS)  # (_to_ns: asked twice per move)
 
     def is_backing_off(self, qpi: QueuedPodInfo, now_ns: int | None = None) -> bool:
         """With PopFromBackoffQ: while ``!expiration.Before(truncate(now, 1s))``
@@ -470,7 +491,7 @@ class SchedulingQueue:
         return self.frameworks.get(pod.spec.scheduler_name)
 
     def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
-        fw = self._framework(qpi.pod)
+        fw = self.frameworks.get(qpi.pod.spec.scheduler_name)  # (_framework: every requeue)
         st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
         if st is None or st.is_success():
             if not qpi.gating_plugin:
@@ -523,12 +544,14 @@ class SchedulingQueue:
             if qpi.gated:
                 self._unschedulable.setdefault(uid, qpi)
                 return False
-        self._unschedulable.pop(uid, None)
+        if uid in self._unschedulable:
+            self._unschedulable.pop(uid)
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:
             self._backoff.delete(uid)
             self._error_backoff.add_or_update(qpi)
         else:
-            self._error_backoff.delete(uid)
+            if uid in self._error_backoff:
+                self._error_backoff.delete(uid)
             if later is None:
                 self._backoff.add_or_update(qpi)
             else:
@@ -618,16 +641,23 @@ class SchedulingQueue:
             self._add_event_if_any_in_flight(event, old, new)
             return
         by_profile = self._hints_by_profile(event)
-        label, skip, pool = str(event), QueueingStrategy.SKIP, self._unschedulable
-        now_ns = _to_ns(self.clock.now())
-        later: list[QueuedPodInfo] = []
+        skip = QueueingStrategy.SKIP
+        moving: list[tuple[QueuedPodInfo, QueueingStrategy]] = []
         for qpi in pods:
-            if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
+            if qpi.gating_plugin and not match_any_cluster_event(event,
+                                                                 qpi.gating_plugin_events):
                 continue
             strategy = self._worth_requeuing(qpi, event, old, new, by_profile)
-            if strategy == skip:
-                continue
-            pool.pop(qpi.pod.uid, None)
+            if strategy != skip:
+                moving.append((qpi, strategy))
+        # Every hint asked first, then the moves: a hint reads its pod and the objects,
+        # never where the queue holds other pods. The pool gives up the moving pods at
+        # once; a pod PreEnqueue gates comes back to its end, as it would one by one.
+        if moving:
+            self._unschedulable.remove_all([qpi.pod.uid for qpi, _s in moving])
+        label, now_ns = str(event), _to_ns(self.clock.now())
+        later: list[QueuedPodInfo] = []
+        for qpi, strategy in moving:
             self._requeue(qpi, strategy, label, now_ns, later)
         self._backoff.add_all(later)
         self._add_event_if_any_in_flight(event, old, new)
@@ -860,34 +890,36 @@ class SchedulingQueue:
     def pop_while(self, take: Callable[[QueuedPodInfo], bool], limit: int | None = None
                   ) -> list[QueuedPodInfo]:
         """Pods as ``pop`` gives them one after another, each popped when ``take`` says
-        yes to it as the head (at most ``limit``)."""
+        yes to it as the head (at most ``limit``). (``take`` reads none of what popping a
+        pod changes.)"""
         if limit is None:
             limit = len(self._active) + len(self._backoff)
         active, backoff = self._active, self._backoff if self.pop_from_backoff else None
         in_flight, log = self._in_flight, self._log
         got: list[QueuedPodInfo] = []
         while len(got) < limit:
-            heap = active if len(active) or backoff is None else backoff
-            qpi = heap.peek()
-            if qpi is None:
+            if len(active):
+                heap = active
+            elif backoff is not None and len(backoff):
+                heap = backoff
+            else:
                 break
-            uid = qpi.pod.uid
-            if uid in in_flight:
-                heap.pop()
-                continue  # tracked twice (upstream discards it and pops the next one)
-            if not take(qpi):
-                break
-            heap.pop()
-            qpi.attempts += 1
-            if qpi.initial_attempt_timestamp is None:
-                qpi.initial_attempt_timestamp = self.clock.now()
-            qpi.unschedulable_plugins = set()
-            qpi.pending_plugins = set()
-            qpi.backoff_expiration = None
-            self.scheduling_cycle += 1
-            in_flight[uid] = (self._log_base + len(log), qpi.pod)
-            log.append(uid)
-            got.append(qpi)
+            # (a pod tracked twice is popped and left out, as upstream discards it)
+            popped = heap.pop_while(take, limit - len(got), in_flight)
+            now = self.clock.now()
+            for qpi in popped:
+                qpi.attempts += 1
+                if qpi.initial_attempt_timestamp is None:
+                    qpi.initial_attempt_timestamp = now
+                qpi.unschedulable_plugins = set()
+                qpi.pending_plugins = set()
+                qpi.backoff_expiration = None
+                in_flight[qpi.pod.uid] = (self._log_base + len(log), qpi.pod)
+                log.append(qpi.pod.uid)
+            self.scheduling_cycle += len(popped)
+            got.extend(popped)
+            if len(heap):
+                break  # ``take`` said no to its head, or the limit is reached
         return got
 
     def _determine_hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
