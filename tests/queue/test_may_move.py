@@ -135,3 +135,44 @@ def test_the_pools_oldest_through_replacements_removals_and_compactions(seed: in
             (x.timestamp for x in pool.values()), default=None)
         if op < 0.5:  # compacted at insertions: entries stay within twice the pool
             assert len(pool._by_time) <= 2 * len(pool) + 1
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_pools_bulk_forms_count_as_one_by_one(seed: int) -> None:
+    """``add_all`` and ``remove_all`` (a step's failures, a move's pods) leave the pool's
+    order, its counts by plugin, its special pods and its oldest as the per-pod forms."""
+    from kubesched.queue.scheduling_queue import QueuedPodInfo, _Pool
+
+    rng = random.Random(seed)
+    bulk, single = _Pool(["default-scheduler"]), _Pool(["default-scheduler"])
+    for step in range(400):
+        if rng.random() < 0.5:
+            batch = []
+            for i in rng.sample(range(60), rng.randrange(12)):
+                uid = f"p{i}"
+                if uid in bulk:
+                    continue
+                qpi = QueuedPodInfo(pod=_pod(i, 100), timestamp=float(step), seq=step)
+                qpi.unschedulable_plugins = set(rng.sample(REJECTORS, rng.choice([0, 1, 1, 2])))
+                if rng.random() < 0.3:
+                    qpi.pending_plugins = {rng.choice(REJECTORS)}
+                if rng.random() < 0.1:
+                    qpi.gating_plugin = "SchedulingGates"
+                if rng.random() < 0.1:
+                    qpi.pod.spec.scheduler_name = "other"
+                batch.append(qpi)
+            bulk.add_all(batch)
+            for qpi in batch:
+                single[qpi.uid] = qpi
+        else:
+            uids = [f"p{i}" for i in rng.sample(range(60), rng.randrange(15))]
+            bulk.remove_all(uids)
+            for uid in uids:
+                single.pop(uid, None)
+        assert list(bulk) == list(single)
+        assert {k: n for k, n in bulk.by_plugin.items() if n} == \
+            {k: n for k, n in single.by_plugin.items() if n}
+        assert bulk.special == single.special
+        assert {u: (set(keys), bool(sp)) for u, (keys, sp) in bulk._counted.items()} == \
+            {u: (set(keys), bool(sp)) for u, (keys, sp) in single._counted.items()}
+        assert bulk.oldest() is single.oldest()

@@ -30,6 +30,11 @@ class QueuedPodInfo:
     gating_plugin: str = ""
     gating_plugin_events: tuple[ClusterEvent, ...] = ()
     backoff_expiration: float | None = None
+    # the pod's uid, which its updates keep (the queue reads it per pod at every move)
+    uid: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.uid = self.pod.uid
 
     @property
     def gated(self) -> bool:

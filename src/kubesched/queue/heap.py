@@ -42,7 +42,7 @@ class PodHeap:
 
     def _entry(self, qpi: QueuedPodInfo) -> list[Any]:
         """``qpi``'s new entry, replacing its old one (to be pushed)."""
-        uid = qpi.pod.uid
+        uid = qpi.uid
         old = self._entries.get(uid)
         if old is not None:
             old[3] = False
@@ -100,7 +100,7 @@ class PodHeap:
         else:
             heapq.heappop(self._heap)
         qpi: QueuedPodInfo = head[2]
-        del self._entries[qpi.pod.uid]
+        del self._entries[qpi.uid]
         return qpi
 
     def peek(self) -> QueuedPodInfo | None:
@@ -121,7 +121,7 @@ class PodHeap:
             if head is None:
                 break
             qpi: QueuedPodInfo = head[2]
-            if qpi.pod.uid in dropped:
+            if qpi.uid in dropped:
                 self._pop_head(head)
                 continue
             if not take(qpi):

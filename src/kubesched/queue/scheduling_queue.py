@@ -204,7 +204,7 @@ class _Pool(dict[str, QueuedPodInfo]):
 
     def recount(self, qpi: QueuedPodInfo) -> None:
         self.version += 1
-        key = qpi.pod.uid
+        key = qpi.uid
         if self.get(key) is qpi:
             self._count(key, qpi)
 
@@ -227,7 +227,7 @@ class _Pool(dict[str, QueuedPodInfo]):
         keys: tuple[tuple[str, str], ...] = ()
         special = False
         for qpi in qpis:
-            key = qpi.pod.uid
+            key = qpi.uid
             dict.__setitem__(self, key, qpi)
             name = qpi.pod.spec.scheduler_name
             pending = qpi.pending_plugins
@@ -512,7 +512,7 @@ class SchedulingQueue:
         PopFromBackoffQ), then activeQ, or the unschedulable pool when gated."""
         if not (self.pop_from_backoff and from_backoff):
             self._run_pre_enqueue(qpi)
-        uid = qpi.pod.uid
+        uid = qpi.uid
         nominate = event in (EVENT_POD_ADD, EVENT_POD_UPDATE)
         if nominate and self.nominate_gated:
             self.nominator.add(qpi.pod, None)  # before the gate (v1.37)
@@ -538,7 +538,7 @@ class SchedulingQueue:
         """``moveToBackoffQ``: with PopFromBackoffQ PreEnqueue runs here (a gated pod goes
         to the unschedulable pool instead). ``later``: backoffQ's new pods, for the caller
         to add together."""
-        uid = qpi.pod.uid
+        uid = qpi.uid
         if self.pop_from_backoff:
             self._run_pre_enqueue(qpi)
             if qpi.gated:
@@ -564,7 +564,7 @@ class SchedulingQueue:
         ``later``: the clock's time, and backoffQ's new pods kept for the caller to add,
         when it moves many)."""
         if strategy == QueueingStrategy.SKIP:
-            self._unschedulable[qpi.pod.uid] = qpi
+            self._unschedulable[qpi.uid] = qpi
             return UNSCHEDULABLE
         if strategy == QueueingStrategy.AFTER_BACKOFF and self.is_backing_off(qpi, now_ns):
             return BACKOFF if self._move_to_backoff(qpi, event, later) else UNSCHEDULABLE
@@ -590,7 +590,7 @@ class SchedulingQueue:
         if not unschedulable and not pending:
             return QueueingStrategy.AFTER_BACKOFF
         if is_wildcard(event):
-            if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
+            if new is not None and (not isinstance(new, Pod) or new.uid != qpi.uid):
                 return QueueingStrategy.SKIP  # a wildcard event meant for another pod
             return QueueingStrategy.AFTER_BACKOFF
         if by_profile is None:
@@ -654,7 +654,7 @@ class SchedulingQueue:
         # never where the queue holds other pods. The pool gives up the moving pods at
         # once; a pod PreEnqueue gates comes back to its end, as it would one by one.
         if moving:
-            self._unschedulable.remove_all([qpi.pod.uid for qpi, _s in moving])
+            self._unschedulable.remove_all([qpi.uid for qpi, _s in moving])
         label, now_ns = str(event), _to_ns(self.clock.now())
         later: list[QueuedPodInfo] = []
         for qpi, strategy in moving:
@@ -755,7 +755,7 @@ class SchedulingQueue:
         heapq.heapify(moves)
         while moves:
             k, _n, qpi, strategy = heapq.heappop(moves)
-            uid = qpi.pod.uid
+            uid = qpi.uid
             self._unschedulable.pop(uid, None)
             self._requeue(qpi, strategy, str(event))
             if uid in self._unschedulable:
@@ -914,8 +914,8 @@ class SchedulingQueue:
                 qpi.unschedulable_plugins = set()
                 qpi.pending_plugins = set()
                 qpi.backoff_expiration = None
-                in_flight[qpi.pod.uid] = (self._log_base + len(log), qpi.pod)
-                log.append(qpi.pod.uid)
+                in_flight[qpi.uid] = (self._log_base + len(log), qpi.pod)
+                log.append(qpi.uid)
             self.scheduling_cycle += len(popped)
             got.extend(popped)
             if len(heap):
@@ -925,7 +925,7 @@ class SchedulingQueue:
     def _determine_hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:
             return QueueingStrategy.AFTER_BACKOFF
-        events = self._events_for_pod(qpi.pod.uid)
+        events = self._events_for_pod(qpi.uid)
         if events is None:
             return QueueingStrategy.AFTER_BACKOFF
         strategy = QueueingStrategy.SKIP
@@ -958,7 +958,7 @@ class SchedulingQueue:
         waiting: list[QueuedPodInfo] = []
         ended: list[str] = []
         for qpi in qpis:
-            uid = qpi.pod.uid
+            uid = qpi.uid
             ended.append(uid)
             if uid in pool or uid in active or uid in backoff or uid in error_backoff:
                 continue
@@ -1170,7 +1170,7 @@ class SchedulingQueue:
         given. For pods already added (their nominations made): they leave the sub-queue
         the add put them in."""
         for where, qpi in placed:
-            uid = qpi.pod.uid
+            uid = qpi.uid
             for h in (self._active, self._backoff, self._error_backoff):
                 h.delete(uid)
             self._unschedulable.pop(uid, None)

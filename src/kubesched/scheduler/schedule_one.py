@@ -299,7 +299,7 @@ class ScheduleOne(Algorithm):
                 return False
             if not got:
                 room = sharing.first(qpi)
-            elif len(got) >= room or not sharing.fresh(pod.uid):
+            elif len(got) >= room or not sharing.fresh(qpi.uid):
                 return False
             if not room:
                 return False
@@ -494,7 +494,7 @@ class ScheduleOne(Algorithm):
                 qpi.unschedulable_plugins = set(failed.unschedulable)
             if failed.pending is not None:
                 qpi.pending_plugins = set(failed.pending)
-            current = pending.get(pod.uid)
+            current = pending.get(qpi.uid)
             if current is not None and not current.spec.node_name:
                 qpi.pod = current
                 back.append(qpi)

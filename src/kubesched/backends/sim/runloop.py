@@ -218,7 +218,7 @@ class Rounds:
         round is complete), else None."""
         tried = self._tried
         queue = self.scheduler.queue
-        uids = [q.pod.uid for q in (*queue.active_pods(), *queue.backoff_pods())]
+        uids = [q.uid for q in (*queue.active_pods(), *queue.backoff_pods())]
         if all(u in tried for u in uids) and \
                 all(wp.pod.uid in tried for wp in self.scheduler.waiting):
             return uids
@@ -371,7 +371,7 @@ class RunLoop:
         else as many as come before the series' next sample, after its tick for the step
         that ends."""
         due = self.timeline.next_time()
-        if (due is not None and due <= self.clock.now()) or not self.rounds.steps_on(qpi.pod.uid):
+        if (due is not None and due <= self.clock.now()) or not self.rounds.steps_on(qpi.uid):
             return 0
         series = self.series
         if series is None:
