@@ -96,12 +96,19 @@ class OpportunisticBatch:
         assert self.state is not None
         return self.state.sorted_nodes.pop(rng), signature
 
+    def hints_nothing(self) -> bool:
+        """Whether ``get_node_hint`` hints no node and counts no flush, whatever the pod
+        (nothing kept to hint)."""
+        s = self.state
+        return s is None or not len(s.sorted_nodes)
+
     def _compatible(self, fwk: Framework, state: CycleState, pod: Pod,
                     signature: Signature | None, cycle: int, snapshot: Snapshot,
                     now: float) -> bool:
-        s = self.state
-        if s is None or not len(s.sorted_nodes):
+        if self.hints_nothing():
             return False
+        s = self.state
+        assert s is not None
         if cycle != self.last.cycle + 1:
             self._flush("pod_skipped")  # another profile's pod, or this one failed
             return False

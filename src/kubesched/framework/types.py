@@ -30,6 +30,7 @@ class QueuedPodInfo:
     gating_plugin: str = ""
     gating_plugin_events: tuple[ClusterEvent, ...] = ()
     backoff_expiration: float | None = None
+    backoff_expiration_ns: int | None = None  # the same in ns (the queue's arithmetic)
     # the pod's uid, which its updates keep (the queue reads it per pod at every move)
     uid: str = field(init=False)
 

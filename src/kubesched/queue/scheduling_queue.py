@@ -442,18 +442,23 @@ class SchedulingQueue:
 
     def _backoff_time_ns(self, qpi: QueuedPodInfo) -> int | None:
         """``getBackoffTime``: None is "no backoff" (Go's zero time); cached in
-        ``qpi.backoff_expiration`` (seconds) until the next failure."""
+        ``qpi.backoff_expiration`` (seconds) and ``backoff_expiration_ns`` until the next
+        failure."""
         if self._max_ns == 0:
             return None
         count = qpi.consecutive_errors_count or qpi.unschedulable_count
         if count == 0:
             return None
+        got = qpi.backoff_expiration_ns
+        if got is not None:
+            return got
         if qpi.backoff_expiration is None:
             exp = _to_ns(qpi.timestamp) + self._backoff_duration_ns(count)
             if self.pop_from_backoff:
                 exp = _truncate_ns(exp)
             qpi.backoff_expiration = exp / _NS
-        return round(qpi.backoff_expiration * _NS)  # (_to_ns: asked twice per move)
+        got = qpi.backoff_expiration_ns = _to_ns(qpi.backoff_expiration)
+        return got
 
     def is_backing_off(self, qpi: QueuedPodInfo, now_ns: int | None = None) -> bool:
         """With PopFromBackoffQ: while ``!expiration.Before(truncate(now, 1s))``
@@ -913,7 +918,7 @@ class SchedulingQueue:
                     qpi.initial_attempt_timestamp = now
                 qpi.unschedulable_plugins = set()
                 qpi.pending_plugins = set()
-                qpi.backoff_expiration = None
+                qpi.backoff_expiration = qpi.backoff_expiration_ns = None
                 in_flight[qpi.uid] = (self._log_base + len(log), qpi.pod)
                 log.append(qpi.uid)
             self.scheduling_cycle += len(popped)
@@ -970,7 +975,7 @@ class SchedulingQueue:
                 qpi.consecutive_errors_count = 0
             qpi.timestamp = now
             qpi.seq = next(seq)
-            qpi.backoff_expiration = None
+            qpi.backoff_expiration = qpi.backoff_expiration_ns = None
             rec = in_flight.get(uid)
             if rejected and rec is not None and rec[0] > self._last_event:
                 waiting.append(qpi)  # no event reached it in flight: it waits for one

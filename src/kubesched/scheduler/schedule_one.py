@@ -326,7 +326,7 @@ class ScheduleOne(Algorithm):
         self.cache.update_snapshot(self.snapshot)  # (unchanged between the replays)
         failed: list[tuple[QueuedPodInfo, Failed, str | None]] = []
         for fwk, qpi, failure, cycle in replays:
-            if failure.hinted:
+            if failure.hinted and not fwk.batch.hints_nothing():
                 hint, _sig = fwk.batch.get_node_hint(fwk, CycleState(), qpi.pod, cycle,
                                                      self.snapshot, self.clock.now(),
                                                      self.handle.rng)
