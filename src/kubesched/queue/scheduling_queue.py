@@ -180,55 +180,45 @@ class _Pool(dict[str, QueuedPodInfo]):
             heapq.heappop(heap)
         return None
 
-    def _count(self, key: str, qpi: QueuedPodInfo | None) -> None:
-        by = self.by_plugin
+    def _uncount(self, key: str) -> None:
         old = self._counted.pop(key, None)
         if old is not None:
+            by = self.by_plugin
             for k in old[0]:
                 by[k] -= 1
             self.special -= old[1]
-        if qpi is None:
-            return
-        name = qpi.pod.spec.scheduler_name
-        plugins = qpi.unschedulable_plugins | qpi.pending_plugins
-        special = qpi.gated or not plugins or name not in self._profiles
-        # (most pods of a pool share a few plugin sets: their keys are made once)
-        memo = (name, *plugins)
-        keys = self._keys.get(memo)
-        if keys is None:
-            keys = self._keys[memo] = tuple((name, p) for p in plugins)
-        for k in keys:
-            by[k] = by.get(k, 0) + 1
-        self.special += special
-        self._counted[key] = (keys, special)
 
     def recount(self, qpi: QueuedPodInfo) -> None:
         self.version += 1
-        key = qpi.uid
-        if self.get(key) is qpi:
-            self._count(key, qpi)
+        if self.get(qpi.uid) is qpi:
+            self._count((qpi,))
 
     def __setitem__(self, key: str, value: QueuedPodInfo) -> None:
-        self.version += 1
-        dict.__setitem__(self, key, value)
-        self._count(key, value)
-        self._by_time_push(((value.timestamp, next(self._inserted), key, value),))
+        self.add_all((value,))
 
     def add_all(self, qpis: Sequence[QueuedPodInfo]) -> None:
-        """``self[uid] = qpi`` for each of ``qpis`` in turn, none of which is in the pool."""
+        """``self[qpi.uid] = qpi`` for each of ``qpis`` in turn."""
         if not qpis:
             return
         self.version += 1
-        by, keys_of, counted, profiles = self.by_plugin, self._keys, self._counted, self._profiles
         inserted = self._inserted
-        entries = []
-        # (a step's failures mostly share their plugins: their keys are looked up once)
+        for qpi in qpis:
+            dict.__setitem__(self, qpi.uid, qpi)
+        self._count(qpis)
+        self._by_time_push([(qpi.timestamp, next(inserted), qpi.uid, qpi) for qpi in qpis])
+
+    def _count(self, qpis: Sequence[QueuedPodInfo]) -> None:
+        """Each of ``qpis`` counted as it is now (its old count taken back)."""
+        by, keys_of, counted, profiles = self.by_plugin, self._keys, self._counted, self._profiles
+        # (most pods of a pool share a few plugin sets, and a step's failures come with the
+        # same one in a row: their keys are made once, and looked up once per run)
         last: tuple[str, set[str]] | None = None
         keys: tuple[tuple[str, str], ...] = ()
         special = False
         for qpi in qpis:
             key = qpi.uid
-            dict.__setitem__(self, key, qpi)
+            if key in counted:  # (mostly not: it was not in the pool)
+                self._uncount(key)
             name = qpi.pod.spec.scheduler_name
             pending = qpi.pending_plugins
             plugins = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
@@ -245,8 +235,6 @@ class _Pool(dict[str, QueuedPodInfo]):
             gated = special or bool(qpi.gating_plugin)
             self.special += gated
             counted[key] = (keys, gated)
-            entries.append((qpi.timestamp, next(inserted), key, qpi))
-        self._by_time_push(entries)
 
     def _by_time_push(self, entries: Iterable[tuple[float, int, str, QueuedPodInfo]]) -> None:
         heap = self._by_time
@@ -259,28 +247,22 @@ class _Pool(dict[str, QueuedPodInfo]):
     def __delitem__(self, key: str) -> None:
         self.version += 1
         super().__delitem__(key)
-        self._count(key, None)
+        self._uncount(key)
 
     def pop(self, key: str, *default: Any) -> Any:
         if default and key not in self:  # nothing changes: the pool's version stays
             return default[0]
         self.version += 1
         got = dict.pop(self, key, *default)
-        self._count(key, None)
+        self._uncount(key)
         return got
 
     def remove_all(self, keys: Iterable[str]) -> None:
         """``pop(key, None)`` for each of ``keys`` (some)."""
         self.version += 1
-        by, counted = self.by_plugin, self._counted
         for key in keys:
-            if dict.pop(self, key, None) is None:
-                continue
-            old = counted.pop(key, None)
-            if old is not None:
-                for k in old[0]:
-                    by[k] -= 1
-                self.special -= old[1]
+            if dict.pop(self, key, None) is not None:
+                self._uncount(key)
 
     def setdefault(self, key: str, default: QueuedPodInfo) -> QueuedPodInfo:
         if key not in self:
