@@ -105,10 +105,9 @@ class OpportunisticBatch:
     def _compatible(self, fwk: Framework, state: CycleState, pod: Pod,
                     signature: Signature | None, cycle: int, snapshot: Snapshot,
                     now: float) -> bool:
-        if self.hints_nothing():
-            return False
         s = self.state
-        assert s is not None
+        if s is None or not len(s.sorted_nodes):  # (hints_nothing, inline: every cycle asks)
+            return False
         if cycle != self.last.cycle + 1:
             self._flush("pod_skipped")  # another profile's pod, or this one failed
             return False

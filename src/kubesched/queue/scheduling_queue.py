@@ -812,7 +812,14 @@ class SchedulingQueue:
 
     def done(self, uid: str) -> None:
         """End of in-flight for ``uid`` (upstream ``Done``); events nobody needs are pruned."""
-        self._done_all((uid,))
+        rec = self._in_flight.pop(uid, None)
+        if rec is None:
+            return
+        log = self._log
+        log[rec[0] - self._log_base] = None
+        while log and (log[0] is None or isinstance(log[0], InFlightEvent)):  # (every cycle)
+            log.popleft()
+            self._log_base += 1
 
     def _done_all(self, uids: Iterable[str]) -> None:
         """``done`` for each of ``uids``."""

@@ -156,9 +156,14 @@ class Rounds:
         n = self._outside()
         if n != self._start:
             self._new_round(n, forget=True)
-        if n == self._step_start:
+        if n == self._step_start:  # (``_tried_once`` for each)
+            tried, tried_at, total = self._tried, self._tried_at, self._step_total
             for pod, _result, message in outcomes:
-                self._tried_once(pod.uid, (None, message))
+                uid = pod.uid
+                if uid in tried:
+                    self._retried = True
+                tried[uid] = (None, message)
+                tried_at[uid] = total
 
     def step_started(self) -> None:
         self._step_start = self._outside()
