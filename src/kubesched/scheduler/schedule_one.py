@@ -325,13 +325,19 @@ class ScheduleOne(Algorithm):
         nothing: the last cycle did not succeed)."""
         self.cache.update_snapshot(self.snapshot)  # (unchanged between the replays)
         failed: list[tuple[QueuedPodInfo, Failed, str | None]] = []
+        # (whether each profile's batch may hint: asking it changes no batch's nodes)
+        may_hint: dict[Framework, bool] = {}
         for fwk, qpi, failure, cycle in replays:
-            if failure.hinted and not fwk.batch.hints_nothing():
-                hint, _sig = fwk.batch.get_node_hint(fwk, CycleState(), qpi.pod, cycle,
-                                                     self.snapshot, self.clock.now(),
-                                                     self.handle.rng)
-                if hint:
-                    raise RuntimeError(f"a batch hint ({hint}) for a replayed failure")
+            if failure.hinted:
+                hints = may_hint.get(fwk)
+                if hints is None:
+                    hints = may_hint[fwk] = not fwk.batch.hints_nothing()
+                if hints:
+                    hint, _sig = fwk.batch.get_node_hint(fwk, CycleState(), qpi.pod, cycle,
+                                                         self.snapshot, self.clock.now(),
+                                                         self.handle.rng)
+                    if hint:
+                        raise RuntimeError(f"a batch hint ({hint}) for a replayed failure")
             self.next_start_node_index = failure.next_start
             nominated: str | None = ""  # no PostFilter plugin: clear the nomination
             if failure.post is not None:

@@ -620,8 +620,11 @@ class ApiServer:
         conds = current.status.conditions
         if condition is not None and not (conds and conds[-1] == condition):
             # (unchanged, as a pending pod's retries mostly leave it, there is nothing to do)
-            current.status.conditions = [*(c for c in conds if c.type != condition.type),
-                                         condition]
+            if len(conds) == 1 and conds[0].type == condition.type:
+                current.status.conditions = [condition]  # (a pending pod's one condition)
+            else:
+                current.status.conditions = [
+                    *(c for c in conds if c.type != condition.type), condition]
         if nominated_node_name is None or \
                 nominated_node_name == current.status.nominated_node_name:
             return
