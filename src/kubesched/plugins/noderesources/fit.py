@@ -292,11 +292,17 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if s is None:
             return None
         t = snapshot.table
-        # (a table whose requested column is older than its last resource: no pod on any
-        # node requests that one)
-        requested = dict(zip(t.resources, t.requested[:, row].tolist(), strict=False))
+        # only the resources the pod requests are read (``fits_request`` reads no other);
+        # a table whose requested column is older than its last resource: no pod on any
+        # node requests that one
+        req, index = t.requested, t.res_index
+        requested: dict[str, int] = {}
+        for name, _q in s.checks:
+            k = index.get(name)
+            if k is not None and k < len(req):
+                requested[name] = req.item(k, row)
         reasons, _ = fits_request(s.checks, snapshot.node_infos[row].allocatable, requested,
-                                  int(t.pod_count[row]), s.dra_backed)
+                                  t.pod_count.item(row), s.dra_backed)
         return not reasons
 
     def filter_passes(self, state: CycleState, pod: Pod, snapshot: Snapshot,
