@@ -318,7 +318,7 @@ class ClusterAutoscaler:
         if any(movers.values()):
             if self._mirror is None:
                 self._mirror = ClusterMirror(self._new_checker)
-            checker = self._mirror.sync(dest, api.pods.values())
+            checker = self._mirror.sync(dest, api.pods)
         else:
             checker = self._pool.get()  # nothing to place: never asked
         # every group as if far above its minSize: minSize is judged when a node would go

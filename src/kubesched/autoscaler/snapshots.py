@@ -10,7 +10,7 @@ builds a Scheduler (its profiles and plugins), which costs more than most loops'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 from kubesched.api.types import Node, Pod
 from kubesched.autoscaler.checker import PredicateChecker
@@ -42,9 +42,9 @@ class ClusterMirror:
         self._nodes: dict[str, Node] = {}
         self._pods: dict[str, Pod] = {}
 
-    def sync(self, nodes: Mapping[str, Node], pods: Iterable[Pod]) -> PredicateChecker:
-        """The checker holding ``nodes`` and ``pods`` (bound to them), as objects: one
-        replaced since the last sync is replaced in the checker."""
+    def sync(self, nodes: Mapping[str, Node], pods: Mapping[str, Pod]) -> PredicateChecker:
+        """The checker holding ``nodes`` and ``pods`` (by uid; those bound to them), as
+        objects: one replaced since the last sync is replaced in the checker."""
         c = self.checker
         for name, node in list(self._nodes.items()):
             if nodes.get(name) is not node:
@@ -56,7 +56,8 @@ class ClusterMirror:
             if name not in self._nodes:
                 c.add_node(node)
                 self._nodes[name] = node
-        want = {p.uid: p for p in pods if p.spec.node_name in self._nodes}
+        held = self._nodes
+        want = {u: p for u, p in pods.items() if p.spec.node_name in held}
         for uid, p in list(self._pods.items()):
             if want.get(uid) is not p:
                 c.remove_pod(p)
