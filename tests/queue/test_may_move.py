@@ -182,3 +182,12 @@ def test_the_pools_bulk_forms_count_as_one_by_one(seed: int) -> None:
         assert {u: (set(keys), bool(sp)) for u, (keys, sp) in bulk._counted.items()} == \
             {u: (set(keys), bool(sp)) for u, (keys, sp) in single._counted.items()}
         assert bulk.oldest() is single.oldest()
+
+
+def test_the_pool_refuses_a_pod_under_another_uid() -> None:
+    from kubesched.queue.scheduling_queue import QueuedPodInfo, _Pool
+
+    pool = _Pool(["default-scheduler"])
+    with pytest.raises(KeyError, match="p1"):
+        pool["p2"] = QueuedPodInfo(pod=_pod(1, 100))
+    assert not pool and not pool.by_plugin and pool.special == 0

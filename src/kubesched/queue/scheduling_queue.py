@@ -194,6 +194,8 @@ class _Pool(dict[str, QueuedPodInfo]):
             self._count((qpi,))
 
     def __setitem__(self, key: str, value: QueuedPodInfo) -> None:
+        if key != value.uid:  # (the pool is keyed by uid: ``add_all`` reads it off the pod)
+            raise KeyError(f"pod {value.pod.key} put in the pool under {key!r}")
         self.add_all((value,))
 
     def add_all(self, qpis: Sequence[QueuedPodInfo]) -> None:
@@ -474,11 +476,8 @@ class SchedulingQueue:
 
     # ------------------------------------------------------------------ PreEnqueue
 
-    def _framework(self, pod: Pod) -> Any:
-        return self.frameworks.get(pod.spec.scheduler_name)
-
     def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
-        fw = self.frameworks.get(qpi.pod.spec.scheduler_name)  # (_framework: every requeue)
+        fw = self.frameworks.get(qpi.pod.spec.scheduler_name)
         st = fw.run_pre_enqueue(qpi.pod) if fw is not None else None
         if st is None or st.is_success():
             if not qpi.gating_plugin:
